@@ -1,0 +1,62 @@
+"""`tessera`: every solve, count and export without a window; no arguments opens the app.
+
+Each family registers its own subcommands (`cli/<family>.py`), so this file only dispatches and
+turns the errors users can cause into one line and an exit code:
+2 for bad input (`PuzzleError`), 1 for a puzzle with no solution, 130 for Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from models.errors import NoSolution, PuzzleError
+
+FAMILY_MODULES = ("cli.polycube", "cli.dice", "cli.kenken", "cli.domino", "cli.viewer")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors are bad input too: exit 2
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tessera",
+        description="A 3D puzzle workbench: polycubes, Instant Insanity dice, dominoes, KenKen.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in FAMILY_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        argv = ["view"]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except PuzzleError as exc:
+        print(f"tessera: error: {exc}", file=sys.stderr)
+        return 2
+    except NoSolution as exc:
+        print(str(exc) or "no solution", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("tessera: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""The one exact-cover engine: Algorithm X on dancing links, compiled with numba.
+
+Polycube packing and domino tiling are both exact cover; so are hint queries (a partial
+assembly is a smaller problem). This module is the only search engine for them. It is a
+resumable machine: `Search` runs the compiled kernel in slices, so the same object serves
+
+* lazy solutions (`for rows in search.solutions()`),
+* fast counting (`search.count()`: no Python per node or per solution),
+* progress reports and cancellation from another thread (`search.cancel()`),
+* a trace of place/remove events for stepping through the search in the viewer.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solvers import _dlx_kernel as K
+from solvers.trace import EventKind, TraceEvent
+
+
+@dataclass(frozen=True)
+class ExactCoverProblem:
+    """A 0/1 matrix given by rows (lists of column numbers).
+
+    Columns `0 .. n_primary-1` are primary: each must be covered exactly `multiplicity[c]`
+    times (1 unless given). The others are secondary: covered at most once. Rows are the
+    choices (placements); their numbers are what solutions and trace events report.
+    """
+
+    rows: Sequence[Sequence[int]]
+    n_primary: int
+    n_columns: int
+    multiplicity: Sequence[int] | None = None
+    column_names: Sequence[str] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.n_primary <= self.n_columns:
+            raise ValueError("n_primary must lie between 0 and n_columns")
+        for row in self.rows:
+            for c in row:
+                if not 0 <= c < self.n_columns:
+                    raise ValueError(f"column {c} out of range")
+
+    def csr(self) -> tuple[np.ndarray, np.ndarray]:
+        lengths = np.fromiter((len(r) for r in self.rows), np.int64, len(self.rows))
+        row_ptr = np.zeros(len(self.rows) + 1, np.int64)
+        np.cumsum(lengths, out=row_ptr[1:])
+        cols = np.fromiter((c for r in self.rows for c in r), np.int64, int(row_ptr[-1]))
+        return row_ptr, cols
+
+    def mult_array(self) -> np.ndarray:
+        mult = np.ones(self.n_columns, np.int64)
+        if self.multiplicity is not None:
+            mult[: len(self.multiplicity)] = np.asarray(self.multiplicity, np.int64)
+        mult[self.n_primary :] = 1
+        return mult
+
+
+class Cancelled(Exception):
+    """Raised by `Search.count` when `cancel()` was called; carries the partial count."""
+
+    def __init__(self, partial: int) -> None:
+        super().__init__(f"cancelled after {partial} solutions")
+        self.partial = partial
+
+
+ProgressCallback = Callable[["Search"], None]
+
+
+class Search:
+    """One run of Algorithm X over a problem. Not reusable: make a new one to start over."""
+
+    def __init__(
+        self,
+        problem: ExactCoverProblem,
+        *,
+        trace: bool = False,
+        slice_nodes: int = 50_000,
+        trace_buffer: int = 1 << 16,
+    ) -> None:
+        self.problem = problem
+        self.tracing = trace
+        self.slice_nodes = slice_nodes
+        self.events: list[TraceEvent] = []
+        self._cancel = threading.Event()
+        row_ptr, cols = problem.csr()
+        self._links = K.build(
+            problem.n_columns, problem.n_primary, row_ptr, cols, problem.mult_array()
+        )
+        depth_cap = problem.n_columns + len(problem.rows) + 2
+        self._st = np.zeros(K.N_SLOTS, np.int64)
+        self._col = np.zeros(depth_cap, np.int64)
+        self._node = np.zeros(depth_cap, np.int64)
+        self._kind = np.zeros(depth_cap, np.int64)
+        self._nchoice = np.ones(depth_cap, np.int64)
+        self._idx = np.zeros(depth_cap, np.int64)
+        self._tstart = np.zeros(depth_cap, np.int64)
+        self._tstack = np.zeros(len(problem.rows) + 1, np.int64)
+        self._sol = np.zeros(depth_cap, np.int64)
+        cap = trace_buffer if trace else 4
+        self._ev = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64))
+        self.done = False
+
+    # -- state readouts ------------------------------------------------------------------
+    @property
+    def nodes(self) -> int:
+        return int(self._st[K.S_NODES])
+
+    @property
+    def found(self) -> int:
+        return int(self._st[K.S_FOUND])
+
+    @property
+    def depth(self) -> int:
+        return int(self._st[K.S_DEPTH])
+
+    def progress(self) -> float:
+        """Fraction of the search tree behind us, from the branch indices near the root."""
+        if self.done:
+            return 1.0
+        depth = min(self.depth, 12)
+        frac, scale = 0.0, 1.0
+        for d in range(depth):
+            n = max(int(self._nchoice[d]), 1)
+            frac += scale * min(int(self._idx[d]), n) / n
+            scale /= n
+        return min(frac, 1.0)
+
+    def cancel(self) -> None:
+        """Ask the search to stop at its next slice boundary (safe from any thread)."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    # -- running --------------------------------------------------------------------------
+    def _step(self, count_only: bool) -> int:
+        code = K.run(
+            *self._links,
+            self._st, self._col, self._node, self._kind, self._nchoice, self._idx,
+            self._tstart, self._tstack, self._sol, *self._ev,
+            self.slice_nodes, count_only, self.tracing,
+        )  # fmt: skip
+        if self.tracing:
+            self._drain_trace()
+        if code == K.R_DONE:
+            self.done = True
+        return code
+
+    def _drain_trace(self) -> None:
+        n = int(self._st[K.S_TPOS])
+        kinds, rows, depths = (a[:n].tolist() for a in self._ev)
+        self.events.extend(
+            TraceEvent(EventKind(k), r, d) for k, r, d in zip(kinds, rows, depths, strict=True)
+        )
+        self._st[K.S_TPOS] = 0
+
+    def solutions(self, on_progress: ProgressCallback | None = None) -> Iterator[tuple[int, ...]]:
+        """Yield each solution as a tuple of row numbers, lazily; stops quietly on cancel."""
+        while not self.done and not self.cancelled:
+            code = self._step(count_only=False)
+            if code == K.R_SOLUTION:
+                yield tuple(int(r) for r in self._sol[: self.depth])
+            elif on_progress is not None:
+                on_progress(self)
+
+    def count(self, limit: int | None = None, on_progress: ProgressCallback | None = None) -> int:
+        """Count solutions (all, or stop at `limit`). Raises `Cancelled` if cancelled."""
+        if limit is not None:
+            n = 0
+            for _ in self.solutions(on_progress):
+                n += 1
+                if n >= limit:
+                    break
+        else:
+            while not self.done and not self.cancelled:
+                self._step(count_only=True)
+                if on_progress is not None:
+                    on_progress(self)
+        if self.cancelled and not self.done:
+            raise Cancelled(self.found)
+        return self.found if limit is None else min(self.found, limit)
+
+
+def solve(problem: ExactCoverProblem, limit: int | None = None) -> list[tuple[int, ...]]:
+    """All solutions (or the first `limit`) as lists of row numbers."""
+    out: list[tuple[int, ...]] = []
+    for rows in Search(problem).solutions():
+        out.append(rows)
+        if limit is not None and len(out) >= limit:
+            break
+    return out
