@@ -86,7 +86,7 @@ def build(n_cols, n_primary, row_ptr, row_cols, mult):
     return L, R, U, D, C, ROW, LEN, COUNT, MULT
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cover(c, L, R, U, D, C, LEN):
     R[L[c]] = R[c]
     L[R[c]] = L[c]
@@ -101,7 +101,7 @@ def _cover(c, L, R, U, D, C, LEN):
         i = D[i]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _uncover(c, L, R, U, D, C, LEN):
     i = U[c]
     while i != c:
@@ -116,14 +116,14 @@ def _uncover(c, L, R, U, D, C, LEN):
     L[R[c]] = c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _use(c, L, R, U, D, C, LEN, COUNT):
     COUNT[c] -= 1
     if COUNT[c] == 0:
         _cover(c, L, R, U, D, C, LEN)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _unuse(c, L, R, U, D, C, LEN, COUNT):
     if COUNT[c] == 0:
         _uncover(c, L, R, U, D, C, LEN)

@@ -1,0 +1,336 @@
+"""Polycube puzzles: named pieces of unit cubes and a target shape, and file format 1.
+
+A target has *required* cells (must be filled) and *optional* cells (may stay empty, BurrTools'
+"variable" voxels). Pieces carry a number of identical copies; copies are one piece type, never
+told apart, which is what makes a strip of twelve dominoes have 233 solutions and not 233·12!.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models import geometry
+from models.errors import PuzzleError
+from models.fileformat import check_keys, line_of, parse_document, read_text
+
+#: Piece colours used when a file gives none: distinct, readable on white and on dark grey.
+PALETTE = (
+    "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+    "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39",
+    "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A piece type: its cells (normalised), how many identical copies, an optional colour."""
+
+    name: str
+    cells: np.ndarray
+    copies: int = 1
+    color: str | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.cells)
+
+    @cached_property
+    def orientations(self) -> list[np.ndarray]:
+        return geometry.orientations(self.cells)
+
+    @cached_property
+    def shape_key(self) -> tuple[int, ...]:
+        """Equal for pieces that are the same up to rotation."""
+        return geometry.canonical_key(self.cells)
+
+    @cached_property
+    def mirror_key(self) -> tuple[int, ...]:
+        return geometry.canonical_key(geometry.mirror(self.cells))
+
+    @property
+    def chiral(self) -> bool:
+        return self.shape_key != self.mirror_key
+
+
+@dataclass(frozen=True)
+class Target:
+    """The shape to fill: required cells, plus optional ones that may stay empty."""
+
+    required: np.ndarray
+    optional: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
+
+    @cached_property
+    def cells(self) -> np.ndarray:
+        """Every cell a piece may occupy: required first, then optional."""
+        return np.vstack([self.required, self.optional]).astype(np.int64)
+
+    @cached_property
+    def index(self) -> dict[tuple[int, int, int], int]:
+        return {tuple(c): i for i, c in enumerate(self.cells.tolist())}
+
+    @property
+    def n_required(self) -> int:
+        return len(self.required)
+
+    @cached_property
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.cells.min(axis=0), self.cells.max(axis=0)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A piece in one orientation at one offset: which target cells it fills."""
+
+    piece: int
+    orientation: int
+    offset: tuple[int, int, int]
+    cells: tuple[int, ...]  # indices into Target.cells, sorted
+
+
+@dataclass
+class PolycubePuzzle:
+    name: str
+    pieces: list[Piece]
+    target: Target
+    source: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    kind: str = "polycube"
+
+    @property
+    def piece_volume(self) -> int:
+        return sum(p.size * p.copies for p in self.pieces)
+
+    @property
+    def n_instances(self) -> int:
+        return sum(p.copies for p in self.pieces)
+
+    def colors(self) -> list[str]:
+        """A display colour per piece type: the file's, else the palette's next unused one."""
+        used = {p.color.lower() for p in self.pieces if p.color}
+        free = iter([c for c in PALETTE if c not in used] + list(PALETTE) * 4)
+        return [p.color or next(free) for p in self.pieces]
+
+    def volume_problem(self) -> str | None:
+        """Why no solution can exist by counting cells alone, or None."""
+        need, room = self.target.n_required, len(self.target.cells)
+        have = self.piece_volume
+        if have < need or have > room:
+            return (
+                f"no solution possible: the pieces have {have} cells, the target needs "
+                f"{need} required + {room - need} optional"
+            )
+        return None
+
+    def placements(self, piece_index: int) -> list[Placement]:
+        """Every way the piece fits inside the target (required ∪ optional cells)."""
+        return _placements(self, piece_index)
+
+
+def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
+    target = puzzle.target
+    lo, hi = target.bounds
+    grid_shape = tuple((hi - lo + 1).tolist())
+    occupied = np.full(grid_shape, -1, np.int64)
+    rel = target.cells - lo
+    occupied[rel[:, 0], rel[:, 1], rel[:, 2]] = np.arange(len(rel))
+    out: list[Placement] = []
+    seen: set[tuple[int, ...]] = set()
+    for o, shape in enumerate(puzzle.pieces[piece_index].orientations):
+        extent = shape.max(axis=0)
+        if np.any(extent >= np.array(grid_shape)):
+            continue
+        ranges = [range(grid_shape[a] - extent[a]) for a in range(3)]
+        for dx in ranges[0]:
+            for dy in ranges[1]:
+                for dz in ranges[2]:
+                    ids = occupied[shape[:, 0] + dx, shape[:, 1] + dy, shape[:, 2] + dz]
+                    if (ids < 0).any():
+                        continue
+                    cells = tuple(sorted(ids.tolist()))
+                    if cells in seen:
+                        continue
+                    seen.add(cells)
+                    offset = (int(dx + lo[0]), int(dy + lo[1]), int(dz + lo[2]))
+                    out.append(Placement(piece_index, o, offset, cells))
+    return out
+
+
+# -- file format 1 ---------------------------------------------------------------------------
+
+TOP_KEYS = {"kind", "name", "format", "pieces", "target", "description", "author"}
+PIECE_KEYS = {"cells", "layers", "copies", "color", "colour"}
+TARGET_KEYS = {"cells", "optional", "layers"}
+
+
+def load_polycube(path: str | Path) -> PolycubePuzzle:
+    """Read a format-1 puzzle (TOML or JSON). Raises PuzzleError with file and line."""
+    text = read_text(path)
+    data = parse_document(text, path)
+    return polycube_from_dict(data, text, path)
+
+
+def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> PolycubePuzzle:
+    check_keys(data, TOP_KEYS, "the puzzle", text, path)
+    kind = data.get("kind", "polycube")
+    if kind != "polycube":
+        raise PuzzleError(f"kind is '{kind}', expected 'polycube'", path, line_of(text, "kind"))
+    fmt = data.get("format", 1)
+    if fmt != 1:
+        raise PuzzleError(
+            f"unsupported format {fmt!r} (this is format 1)", path, line_of(text, "format")
+        )
+    name = data.get("name", Path(path).stem)
+    if not isinstance(name, str):
+        raise PuzzleError("name must be a string", path, line_of(text, "name"))
+    raw_pieces = data.get("pieces")
+    if not isinstance(raw_pieces, dict) or not raw_pieces:
+        raise PuzzleError("no pieces: add a [pieces.NAME] table", path, line_of(text, "pieces"))
+    warnings: list[str] = []
+    pieces = []
+    for pname, table in raw_pieces.items():
+        pline = line_of(text, f"pieces.{pname}") or line_of(text, pname)
+        if not isinstance(table, dict):
+            raise PuzzleError(f"piece '{pname}' must be a table", path, pline)
+        check_keys(table, PIECE_KEYS, f"piece '{pname}'", text, path)
+        cells = _read_shape(table, f"piece '{pname}'", text, path, pline, allow_optional=False)[0]
+        if len(cells) == 0:
+            raise PuzzleError(f"piece '{pname}' has no cells", path, pline)
+        copies = table.get("copies", 1)
+        if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
+            raise PuzzleError(
+                f"piece '{pname}': copies must be a whole number ≥ 1, not {copies!r}",
+                path,
+                line_of(text, "copies", after=(pline or 1) - 1),
+            )
+        color = table.get("color", table.get("colour"))
+        if color is not None and not _is_hex_colour(color):
+            raise PuzzleError(
+                f"piece '{pname}': color must look like '#rrggbb', not {color!r}",
+                path,
+                line_of(text, "color", after=(pline or 1) - 1),
+            )
+        if not geometry.is_connected(cells):
+            warnings.append(f"{path}:{pline}: piece '{pname}' is not connected")
+        pieces.append(Piece(str(pname), geometry.normalise(cells), copies, color))
+    raw_target = data.get("target")
+    tline = line_of(text, "target")
+    if not isinstance(raw_target, dict):
+        raise PuzzleError("no target: add a [target] table", path, tline)
+    check_keys(raw_target, TARGET_KEYS, "the target", text, path)
+    required, optional = _read_shape(raw_target, "the target", text, path, tline, True)
+    if len(required) == 0:
+        raise PuzzleError("the target has no required cells", path, tline)
+    return PolycubePuzzle(
+        name, pieces, Target(required, optional), source=str(path), warnings=warnings
+    )
+
+
+def _is_hex_colour(value: Any) -> bool:
+    if not isinstance(value, str) or len(value) != 7 or value[0] != "#":
+        return False
+    try:
+        int(value[1:], 16)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_shape(table, what, text, path, line, allow_optional):
+    """Cells from `cells = [[x,y,z], ...]` (+ `optional`) or from `layers`."""
+    if "layers" in table and "cells" in table:
+        raise PuzzleError(f"{what}: give either cells or layers, not both", path, line)
+    if "layers" in table:
+        return _read_layers(table["layers"], what, text, path, line, allow_optional)
+    if "cells" not in table:
+        raise PuzzleError(f"{what} has no cells (give cells = [...] or layers = [...])", path, line)
+    required = _read_cell_list(table["cells"], what, text, path, line)
+    optional = np.zeros((0, 3), np.int64)
+    if "optional" in table:
+        optional = _read_cell_list(table["optional"], what + " (optional)", text, path, line)
+        overlap = {tuple(c) for c in required.tolist()} & {tuple(c) for c in optional.tolist()}
+        if overlap:
+            raise PuzzleError(
+                f"{what}: cell {list(min(overlap))} is both required and optional", path, line
+            )
+    return required, optional
+
+
+def _read_cell_list(value, what, text, path, line) -> np.ndarray:
+    if not isinstance(value, list):
+        raise PuzzleError(f"{what}: cells must be a list of [x, y, z]", path, line)
+    seen: set[tuple[int, ...]] = set()
+    out = []
+    for cell in value:
+        if (
+            not isinstance(cell, list)
+            or len(cell) != 3
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in cell)
+        ):
+            raise PuzzleError(
+                f"{what}: cell {cell!r} is not three integer coordinates",
+                path,
+                _cell_line(text, cell, line),
+            )
+        t = tuple(cell)
+        if t in seen:
+            raise PuzzleError(
+                f"{what}: duplicate cell {list(t)}", path, _cell_line(text, cell, line)
+            )
+        seen.add(t)
+        out.append(t)
+    return np.array(out, np.int64).reshape(-1, 3)
+
+
+def _cell_line(text: str, cell: Any, fallback: int | None) -> int | None:
+    """The line where a cell literal like [1, 2.5, 0] is written, for error messages."""
+    if isinstance(cell, list):
+        parts = [re.escape(str(v)) for v in cell]
+        pattern = re.compile(r"\[\s*" + r"\s*,\s*".join(parts) + r"\s*\]")
+        for number, row in enumerate(text.splitlines(), start=1):
+            if fallback and number < fallback:
+                continue
+            if pattern.search(row):
+                return number
+    return fallback
+
+
+def _read_layers(layers, what, text, path, line, allow_optional):
+    """layers[z][y][x]: '#' a cell, '+' an optional cell (targets only), '.' or ' ' none."""
+    if not isinstance(layers, list) or not all(isinstance(layer, list) for layer in layers):
+        raise PuzzleError(
+            f"{what}: layers must be a list of layers, each a list of rows", path, line
+        )
+    required, optional = [], []
+    for z, layer in enumerate(layers):
+        for y, row in enumerate(layer):
+            if not isinstance(row, str):
+                raise PuzzleError(f"{what}: layer rows must be strings like '##.'", path, line)
+            for x, ch in enumerate(row):
+                if ch == "#":
+                    required.append((x, y, z))
+                elif ch == "+" and allow_optional:
+                    optional.append((x, y, z))
+                elif ch not in ". ":
+                    allowed = "'#', '+' or '.'" if allow_optional else "'#' or '.'"
+                    raise PuzzleError(
+                        f"{what}: unexpected character {ch!r} in layer row {row!r} (use {allowed})",
+                        path,
+                        line_of(text, f'"{row}"') or line,
+                    )
+    return np.array(required, np.int64).reshape(-1, 3), np.array(optional, np.int64).reshape(-1, 3)
+
+
+def layers_text(cells: np.ndarray, mark: str = "#") -> list[list[str]]:
+    """The inverse of layers: a shape as layers[z][y][x] strings (for writing files)."""
+    cells = geometry.normalise(cells)
+    hi = cells.max(axis=0)
+    grid = [[["."] * (hi[0] + 1) for _ in range(hi[1] + 1)] for _ in range(hi[2] + 1)]
+    for x, y, z in cells.tolist():
+        grid[z][y][x] = mark
+    return [["".join(row) for row in layer] for layer in grid]
