@@ -59,10 +59,23 @@ def line_of(text: str, *needles: str, after: int = 0) -> int | None:
     for number, line in enumerate(text.splitlines(), start=1):
         if number <= after:
             continue
-        code = line.split("#", 1)[0] if not line.lstrip().startswith('"') else line
-        if all(p.search(code) for p in patterns):
+        if all(p.search(_strip_comment(line)) for p in patterns):
             return number
     return None
+
+
+def _strip_comment(line: str) -> str:
+    """The line without a trailing `# comment` ('#' inside quotes is not a comment)."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return line[:i]
+    return line
 
 
 def check_keys(
