@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-DEBIAN_PACKAGES := xvfb libxcb-cursor0 libxkbcommon-x11-0 libegl1 chromium chromium-driver
+DEBIAN_PACKAGES := xvfb libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libegl1 chromium chromium-driver
 
 .PHONY: run test bench lint format system-deps clean
 

@@ -14,7 +14,14 @@ from collections.abc import Sequence
 
 from models.errors import NoSolution, PuzzleError
 
-FAMILY_MODULES = ("cli.polycube", "cli.dice", "cli.kenken", "cli.domino", "cli.viewer")
+FAMILY_MODULES = (
+    "cli.polycube",
+    "cli.dice",
+    "cli.kenken",
+    "cli.domino",
+    "cli.viewer",
+    "cli.stl",
+)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,9 +1,155 @@
-"""Command line for the viewer family (filled in by its issue)."""
+"""`tessera view`, `tessera render`, `tessera animate`: the window and its headless exports.
+
+`render` and `animate` never touch Qt: they build the same scene the window shows and draw it
+with an off-screen PyVista plotter, so they work over SSH and in CI without a display.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
+import sys
+from pathlib import Path
+
+from models.errors import PuzzleError
+
+
+def _size(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
+    if not m or not (16 <= int(m.group(1)) <= 8192 and 16 <= int(m.group(2)) <= 8192):
+        raise argparse.ArgumentTypeError(f"size must look like 800x600 (16..8192), not {text!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number ≥ 1, not {text!r}")
+    return value
+
+
+def _fps(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 120:
+        raise argparse.ArgumentTypeError(f"fps must be between 0 and 120, not {text!r}")
+    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add this family's subcommands."""
+    """Add the viewer's subcommands."""
+    view = sub.add_parser("view", help="open the window (the default with no arguments)")
+    view.add_argument("puzzle", nargs="?", help="file, built-in name or game ID (default: soma)")
+    view.add_argument("--solution", type=_positive, default=1, metavar="K", help="solution K")
+    view.add_argument("--step", type=float, default=None, metavar="S", help="step S")
+    view.add_argument(
+        "--mode", choices=("solution", "search"), default="solution", help="what steps show"
+    )
+    view.add_argument(
+        "--screenshot", metavar="FILE.png", help="open, go there, save a grab of the window, quit"
+    )
+    view.set_defaults(func=cmd_view)
+
+    render = sub.add_parser("render", help="draw one step of a solution to a PNG, off screen")
+    render.add_argument("puzzle", help="file, built-in name or game ID")
+    render.add_argument("--solution", type=_positive, default=1, metavar="K", help="default 1")
+    render.add_argument(
+        "--step", type=float, default=None, metavar="S",
+        help="step S (default: the last; a fraction shows a piece part-way in)",
+    )  # fmt: skip
+    render.add_argument("--size", type=_size, default=(800, 600), metavar="WxH")
+    render.add_argument("--transparent", action="store_true", help="transparent background")
+    render.add_argument(
+        "--supersample", type=_positive, default=2, metavar="N", help="anti-aliasing (default 2)"
+    )
+    render.add_argument("--out", required=True, metavar="FILE.png")
+    render.set_defaults(func=cmd_render)
+
+    animate = sub.add_parser("animate", help="a GIF or MP4 of a solution or a search, off screen")
+    animate.add_argument("puzzle", help="file, built-in name or game ID")
+    animate.add_argument("--solution", type=_positive, default=1, metavar="K", help="default 1")
+    animate.add_argument("--mode", choices=("solution", "search"), default="solution")
+    animate.add_argument("--fps", type=_fps, default=12.0, metavar="F", help="default 12")
+    animate.add_argument(
+        "--frames-per-step", type=_positive, default=8, metavar="N", help="glide frames (8)"
+    )
+    animate.add_argument("--size", type=_size, default=(640, 480), metavar="WxH")
+    animate.add_argument(
+        "--orbit", type=float, default=0.0, metavar="DEG", help="turn the camera DEG degrees"
+    )
+    animate.add_argument("--out", required=True, metavar="FILE.gif|FILE.mp4")
+    animate.set_defaults(func=cmd_animate)
+
+
+def _scene(args: argparse.Namespace, mode: str):
+    from viewer.families import load
+    from viewer.scenes import build_scene
+
+    family = load(args.puzzle)
+    if mode == "search":
+        return family, build_scene(family, None, "search", family.trace())
+    return family, build_scene(family, family.solution(args.solution - 1), "solution")
+
+
+def _check_out(out: str, suffixes: tuple[str, ...]) -> Path:
+    path = Path(out)
+    if path.suffix.lower() not in suffixes:
+        raise PuzzleError(f"the output must end in {' or '.join(suffixes)}", out)
+    if not path.parent.exists():
+        raise PuzzleError("no such directory", str(path.parent))
+    return path
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from viewer.export import render_image, save_png
+
+    out = _check_out(args.out, (".png",))
+    _, scene = _scene(args, "solution")
+    step = scene.n_steps if args.step is None else args.step
+    if not 0 <= step <= scene.n_steps:
+        raise PuzzleError(f"step must lie between 0 and {scene.n_steps}, not {step:g}", args.out)
+    image = render_image(scene, step, args.size, args.transparent, args.supersample)
+    save_png(out, image)
+    print(f"{out}: {image.shape[1]}x{image.shape[0]}, step {step:g} of {scene.n_steps}")
+    return 0
+
+
+def cmd_animate(args: argparse.Namespace) -> int:
+    from cli.progress import ProgressBar
+    from viewer.export import animation_steps, encoder_size, export_animation
+
+    out = _check_out(args.out, (".gif", ".mp4"))
+    _, scene = _scene(args, args.mode)
+    steps = animation_steps(scene, args.mode, args.frames_per_step)
+    bar = ProgressBar("animate")
+
+    def on_frame(i: int, n: int) -> None:
+        bar.update(i / n, f"frame {i}/{n}")
+
+    try:
+        frames = export_animation(
+            scene, out, steps, args.fps, args.size, args.orbit, on_frame=on_frame
+        )
+    finally:
+        bar.close()
+    w, h = encoder_size(out, args.size)
+    print(f"{out}: {frames} frames, {w}x{h}, {args.fps:g} fps, {args.mode} of {scene.n_steps}")
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from viewer.app import run
+
+    return run(
+        args.puzzle or "soma",
+        solution=args.solution - 1,
+        step=args.step,
+        mode=args.mode,
+        screenshot=args.screenshot,
+        argv=sys.argv[:1],
+    )

@@ -1,4 +1,4 @@
-"""The one exact-cover engine: Algorithm X on dancing links, compiled with numba.
+"""The one exact-cover engine: Algorithm X on dancing cells, compiled with numba.
 
 Polycube packing and domino tiling are both exact cover; so are hint queries (a partial
 assembly is a smaller problem). This module is the only search engine for them. It is a
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solvers import _dlx_kernel as K
+from solvers import _cells_kernel as K
 from solvers.trace import EventKind, TraceEvent
 
 
@@ -87,20 +87,25 @@ class Search:
         self.slice_nodes = slice_nodes
         self.events: list[TraceEvent] = []
         self._cancel = threading.Event()
-        row_ptr, cols = problem.csr()
-        self._links = K.build(
-            problem.n_columns, problem.n_primary, row_ptr, cols, problem.mult_array()
-        )
-        depth_cap = problem.n_columns + len(problem.rows) + 2
+        opt_ptr, opt_items = problem.csr()
+        mult = problem.mult_array()
+        self._matrix = (opt_ptr, opt_items, problem.n_primary)
+        self._sets = K.build(problem.n_columns, opt_ptr, opt_items, mult)
+        self._mult = mult
+        depth_cap = int(mult[: problem.n_primary].sum()) + 2
         self._st = np.zeros(K.N_SLOTS, np.int64)
-        self._col = np.zeros(depth_cap, np.int64)
-        self._node = np.zeros(depth_cap, np.int64)
+        self._st[K.S_ACTIVE] = problem.n_columns
+        self._item = np.zeros(depth_cap, np.int64)
         self._kind = np.zeros(depth_cap, np.int64)
-        self._nchoice = np.ones(depth_cap, np.int64)
-        self._idx = np.zeros(depth_cap, np.int64)
-        self._tstart = np.zeros(depth_cap, np.int64)
-        self._tstack = np.zeros(len(problem.rows) + 1, np.int64)
-        self._sol = np.zeros(depth_cap, np.int64)
+        self._ostart = np.zeros(depth_cap, np.int64)
+        self._oend = np.zeros(depth_cap, np.int64)
+        self._oidx = np.zeros(depth_cap, np.int64)
+        self._chosen = np.zeros(depth_cap, np.int64)
+        self._mark = np.zeros(depth_cap, np.int64)
+        self._saved_active = np.zeros(depth_cap, np.int64)
+        self._trail = np.zeros(len(opt_items) + int(mult.sum()) + 2, np.int64)
+        extra = int((mult[: problem.n_primary] - 1).sum())
+        self._ostack = np.zeros(max(len(problem.rows), 1) * (2 + extra), np.int64)
         cap = trace_buffer if trace else 4
         self._ev = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64))
         self.done = False
@@ -125,8 +130,8 @@ class Search:
         depth = min(self.depth, 12)
         frac, scale = 0.0, 1.0
         for d in range(depth):
-            n = max(int(self._nchoice[d]), 1)
-            frac += scale * min(int(self._idx[d]), n) / n
+            n = max(int(self._oend[d] - self._ostart[d]), 1)
+            frac += scale * min(int(self._oidx[d] - self._ostart[d]), n) / n
             scale /= n
         return min(frac, 1.0)
 
@@ -140,12 +145,16 @@ class Search:
 
     # -- running --------------------------------------------------------------------------
     def _step(self, count_only: bool) -> int:
-        code = K.run(
-            *self._links,
-            self._st, self._col, self._node, self._kind, self._nchoice, self._idx,
-            self._tstart, self._tstack, self._sol, *self._ev,
-            self.slice_nodes, count_only, self.tracing,
-        )  # fmt: skip
+        while True:
+            code = K.run(
+                *self._matrix, *self._sets, self._mult, self._st, self._item, self._kind,
+                self._ostart, self._oend, self._oidx, self._chosen, self._mark,
+                self._saved_active, self._trail, self._ostack, *self._ev,
+                self.slice_nodes, count_only, self.tracing,
+            )  # fmt: skip
+            if code != K.R_OVERFLOW:
+                break
+            self._ostack = np.concatenate([self._ostack, np.zeros_like(self._ostack)])
         if self.tracing:
             self._drain_trace()
         if code == K.R_DONE:
@@ -165,7 +174,7 @@ class Search:
         while not self.done and not self.cancelled:
             code = self._step(count_only=False)
             if code == K.R_SOLUTION:
-                yield tuple(int(r) for r in self._sol[: self.depth])
+                yield tuple(int(r) for r in self._chosen[: self.depth])
             elif on_progress is not None:
                 on_progress(self)
 

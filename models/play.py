@@ -1,0 +1,447 @@
+"""Play mode without a window: pieces on a table, moved by hand, with undo and fit checks.
+
+The window (viewer/) only draws this model and turns clicks and keys into its operations, so
+everything a player can do is testable headless. As in napari, the model announces changes
+through plain callbacks (`model.events.moved.connect(fn)`), not Qt signals, and knows nothing
+of solvers: which known solution a finished assembly is, and hints, live in
+solvers/polycube_identify.py and solvers/polycube_hint.py, fed by `assembly()`.
+
+A pose is a rotation (an index into `geometry.rotations()`) and an integer offset:
+`cells = base @ R.T + offset`. Rotations turn a piece about the centre of its *anchor* cell
+(the one nearest its centroid): turning about a cell centre maps whole cells to whole cells,
+so the piece stays on the grid, turns in place, and four quarter turns give back the same pose.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+
+from models import geometry
+from models.polycube import PolycubePuzzle
+
+AXES = {"x": 0, "y": 1, "z": 2}
+
+
+@dataclass(frozen=True)
+class Event:
+    """What happened: `type` is the emitter's name; `pieces` the pieces whose pose changed."""
+
+    type: str
+    source: object
+    pieces: tuple[int, ...] = ()
+    value: object = None
+
+
+class EventEmitter:
+    """A list of callbacks, napari/psygnal style: `connect(fn)`, `disconnect(fn)`, `emit()`."""
+
+    def __init__(self, source: object, name: str) -> None:
+        self.source = source
+        self.name = name
+        self._callbacks: list[Callable[[Event], object]] = []
+
+    def connect(self, callback: Callable[[Event], object]) -> Callable[[Event], object]:
+        if callback not in self._callbacks:
+            self._callbacks.append(callback)
+        return callback
+
+    def disconnect(self, callback: Callable[[Event], object]) -> None:
+        self._callbacks.remove(callback)
+
+    def emit(self, pieces: tuple[int, ...] = (), value: object = None) -> Event:
+        event = Event(self.name, self.source, pieces, value)
+        for callback in list(self._callbacks):
+            callback(event)
+        return event
+
+
+@dataclass
+class PlayEvents:
+    """moved: poses changed (value: 'rotate', 'move', 'place', 'undo', 'redo' or 'reset');
+    selected: the selection changed (value: the piece or None); history: can_undo/can_redo
+    may have changed; solved: the solved state changed (value: True or False)."""
+
+    moved: EventEmitter
+    selected: EventEmitter
+    history: EventEmitter
+    solved: EventEmitter
+
+
+@dataclass(frozen=True)
+class Pose:
+    rotation: int  # index into geometry.rotations()
+    offset: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class PlayPiece:
+    """One physical piece: copies of a piece type are separate pieces on the table."""
+
+    index: int
+    piece: int  # piece type: index into puzzle.pieces
+    copy: int  # 0 for the first copy
+    name: str  # the type's name, numbered when the set has several copies ("L 2")
+    base: np.ndarray = field(repr=False)  # the type's cells, normalised
+    anchor: np.ndarray = field(repr=False)  # the base cell it turns about
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Per piece, boolean masks over `PlayModel.cells(piece)`: `outside` (cells off the target
+    of a piece that is in the target at all: pieces waiting beside it are fine), `overlap`
+    (cells another piece also occupies) and `bad` (either: what to draw red)."""
+
+    outside: tuple[np.ndarray, ...]
+    overlap: tuple[np.ndarray, ...]
+    bad: tuple[np.ndarray, ...]
+    in_target: tuple[bool, ...]  # at least one cell in the target
+    covered: int  # required target cells covered
+    required: int
+    solved: bool
+
+    @property
+    def bad_pieces(self) -> tuple[int, ...]:
+        return tuple(k for k, mask in enumerate(self.bad) if mask.any())
+
+
+@dataclass(frozen=True)
+class _Step:
+    label: str
+    changes: tuple[tuple[int, Pose, Pose], ...]  # (piece, before, after)
+
+
+@cache
+def _rotation_tables() -> tuple[np.ndarray, np.ndarray]:
+    """compose[q, r] = index of R_q @ R_r; quarter[axis] = the +90° turn about that axis
+    (counter-clockwise seen from the positive end of the axis)."""
+    mats = geometry.rotations()
+    index = {m.tobytes(): i for i, m in enumerate(mats)}
+    compose = np.array([[index[(q @ r).tobytes()] for r in mats] for q in mats], np.int64)
+    quarter = []
+    for axis in range(3):
+        m = np.zeros((3, 3), np.int64)
+        m[axis, axis] = 1
+        b, c = (axis + 1) % 3, (axis + 2) % 3
+        m[b, c], m[c, b] = -1, 1
+        quarter.append(index[m.tobytes()])
+    return compose, np.array(quarter)
+
+
+@cache
+def quarter_turn(axis: int, turns: int = 1) -> int:
+    """The rotation index of `turns` quarter turns about `axis` (negative: the other way)."""
+    compose, quarter = _rotation_tables()
+    r = 0
+    for _ in range(turns % 4):
+        r = int(compose[quarter[axis], r])
+    return r
+
+
+def _axis(axis: int | str) -> int:
+    a = AXES.get(axis, axis) if isinstance(axis, str) else axis
+    if a not in (0, 1, 2):
+        raise ValueError(f"axis must be 0, 1, 2 or 'x', 'y', 'z', not {axis!r}")
+    return a
+
+
+class PlayModel:
+    """The pieces of a puzzle on a table beside its empty target, moved one step at a time."""
+
+    def __init__(self, puzzle: PolycubePuzzle) -> None:
+        self.puzzle = puzzle
+        self.events = PlayEvents(
+            EventEmitter(self, "moved"),
+            EventEmitter(self, "selected"),
+            EventEmitter(self, "history"),
+            EventEmitter(self, "solved"),
+        )
+        pieces = []
+        for t, piece in enumerate(puzzle.pieces):
+            centre = piece.cells.mean(axis=0)
+            anchor = piece.cells[np.argmin(((piece.cells - centre) ** 2).sum(axis=1))]
+            for copy in range(piece.copies):
+                name = piece.name if piece.copies == 1 else f"{piece.name} {copy + 1}"
+                pieces.append(PlayPiece(len(pieces), t, copy, name, piece.cells, anchor))
+        self.pieces: tuple[PlayPiece, ...] = tuple(pieces)
+        self._target = set(puzzle.target.index)
+        self._required = {tuple(c) for c in puzzle.target.required.tolist()}
+        self.start: tuple[Pose, ...] = self._layout()
+        self._poses: list[Pose] = list(self.start)
+        self._undo: list[_Step] = []
+        self._redo: list[_Step] = []
+        self._fit: Fit | None = None
+        self._solved = False
+        self.selected: int | None = None
+
+    # -- reading ------------------------------------------------------------------------------
+    def pose(self, piece: int) -> Pose:
+        return self._poses[piece]
+
+    def cells_at(self, piece: int, pose: Pose) -> np.ndarray:
+        """Where the piece's cells would be in `pose`, in the order of its base cells."""
+        rotation = geometry.rotations()[pose.rotation]
+        return self.pieces[piece].base @ rotation.T + np.asarray(pose.offset, np.int64)
+
+    def cells(self, piece: int) -> np.ndarray:
+        """The piece's cells now, (n, 3), in the same order as the masks of `fit()`."""
+        return self.cells_at(piece, self._poses[piece])
+
+    def pivot(self, piece: int) -> np.ndarray:
+        """The point the piece turns about (the centre of its anchor cell), for animations."""
+        rotation = geometry.rotations()[self._poses[piece].rotation]
+        anchor = rotation @ self.pieces[piece].anchor + np.asarray(self._poses[piece].offset)
+        return anchor + 0.5
+
+    def find(self, name: str) -> int:
+        """The piece called `name` (as in `PlayPiece.name`)."""
+        for p in self.pieces:
+            if p.name == name:
+                return p.index
+        raise KeyError(name)
+
+    def fit(self) -> Fit:
+        """Which cells are out of the target or doubly occupied, and whether it is solved."""
+        if self._fit is None:
+            self._fit = self._compute_fit()
+        return self._fit
+
+    @property
+    def solved(self) -> bool:
+        return self.fit().solved
+
+    def assembly(self) -> list[tuple[int, np.ndarray]]:
+        """(piece type, cells) of every piece in the target: what hints and identification
+        take (`solvers.polycube_hint.hint`, `solvers.polycube_identify.SolutionIndex`)."""
+        fit = self.fit()
+        return [(p.piece, self.cells(p.index)) for p in self.pieces if fit.in_target[p.index]]
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    @property
+    def undo_label(self) -> str | None:
+        return self._undo[-1].label if self._undo else None
+
+    @property
+    def redo_label(self) -> str | None:
+        return self._redo[-1].label if self._redo else None
+
+    # -- operations ---------------------------------------------------------------------------
+    def select(self, piece: int | None) -> None:
+        if piece is not None and not 0 <= piece < len(self.pieces):
+            raise IndexError(piece)
+        if piece != self.selected:
+            self.selected = piece
+            self.events.selected.emit((piece,) if piece is not None else (), piece)
+
+    def rotate(self, piece: int, axis: int | str, turns: int = 1) -> Pose:
+        """A quarter turn (or `turns` of them; negative: the other way) about an axis through
+        the piece's anchor cell."""
+        a = _axis(axis)
+        compose, _ = _rotation_tables()
+        old = self._poses[piece]
+        rotation = int(compose[quarter_turn(a, turns), old.rotation])
+        new = self._turned(piece, old, rotation)
+        label = f"turn {self.pieces[piece].name} about {'xyz'[a]}"
+        return self._apply("rotate", label, {piece: new})
+
+    def move(self, piece: int, axis: int | str, cells: int = 1) -> Pose:
+        """Slide the piece by whole cells along an axis."""
+        a = _axis(axis)
+        old = self._poses[piece]
+        offset = list(old.offset)
+        offset[a] += int(cells)
+        new = Pose(old.rotation, tuple(offset))
+        label = f"move {self.pieces[piece].name} along {'xyz'[a]}"
+        return self._apply("move", label, {piece: new})
+
+    def place(self, piece: int, pose: Pose) -> Pose:
+        """Put the piece in a given pose at once (drag and drop, a hint's 'show me')."""
+        if not 0 <= pose.rotation < 24:
+            raise ValueError(f"rotation must be 0..23, not {pose.rotation}")
+        pose = Pose(int(pose.rotation), tuple(int(v) for v in pose.offset))
+        return self._apply("place", f"place {self.pieces[piece].name}", {piece: pose})
+
+    def reset(self) -> None:
+        """Every piece back beside the target (one undoable step)."""
+        changes = {k: pose for k, pose in enumerate(self.start) if pose != self._poses[k]}
+        if changes:
+            self._apply("reset", "reset", changes)
+
+    def undo(self) -> bool:
+        if not self._undo:
+            return False
+        step = self._undo.pop()
+        self._redo.append(step)
+        self._set({k: before for k, before, _ in step.changes}, "undo")
+        return True
+
+    def redo(self) -> bool:
+        if not self._redo:
+            return False
+        step = self._redo.pop()
+        self._undo.append(step)
+        self._set({k: after for k, _, after in step.changes}, "redo")
+        return True
+
+    # -- finding moves ------------------------------------------------------------------------
+    def pose_for(self, piece: int, cells) -> Pose | None:
+        """A pose that puts the piece exactly on `cells`, the fewest quarter turns away from
+        its current rotation; None if the cells are not this piece's shape."""
+        want = geometry.as_cells(cells)
+        key = geometry.key(want)
+        best = None
+        for r, m in enumerate(geometry.rotations()):
+            turned = self.pieces[piece].base @ m.T
+            if geometry.key(turned) == key:
+                offset = tuple((want.min(axis=0) - turned.min(axis=0)).tolist())
+                cost = len(self._turn_path(self._poses[piece].rotation, r))
+                if best is None or cost < best[0]:
+                    best = (cost, Pose(r, offset))
+        return None if best is None else best[1]
+
+    def path_to(
+        self, piece: int, pose: Pose, single_steps: bool = False
+    ) -> list[tuple[str, int, int]]:
+        """Operations that take the piece from where it is to `pose`, as
+        ('rotate', axis, turns) and ('move', axis, cells) for `rotate()` and `move()`:
+        the fewest quarter turns, then one slide per axis; with `single_steps`, every quarter
+        turn and every one-cell move separately (what a player does with the keys)."""
+        compose, _ = _rotation_tables()
+        ops: list[tuple[str, int, int]] = []
+        current = self._poses[piece]
+        for axis, turns in self._turn_path(current.rotation, pose.rotation):
+            if ops and ops[-1][1] == axis and not single_steps:
+                ops[-1] = ("rotate", axis, ops[-1][2] + turns)
+            else:
+                ops.append(("rotate", axis, turns))
+            rotation = int(compose[quarter_turn(axis, turns), current.rotation])
+            current = self._turned(piece, current, rotation)
+        for axis in range(3):
+            delta = pose.offset[axis] - current.offset[axis]
+            if delta and single_steps:
+                ops.extend([("move", axis, 1 if delta > 0 else -1)] * abs(delta))
+            elif delta:
+                ops.append(("move", axis, delta))
+        return ops
+
+    def play(self, piece: int, ops: Iterable[tuple[str, int, int]]) -> None:
+        """Apply operations from `path_to`, one undoable step each."""
+        for op, axis, amount in ops:
+            if op == "rotate":
+                self.rotate(piece, axis, amount)
+            elif op == "move":
+                self.move(piece, axis, amount)
+            else:
+                raise ValueError(f"unknown operation {op!r}")
+
+    # -- internals ----------------------------------------------------------------------------
+    def _turned(self, piece: int, old: Pose, rotation: int) -> Pose:
+        """`old` turned to `rotation` about the anchor cell, which stays where it is."""
+        rots = geometry.rotations()
+        anchor = self.pieces[piece].anchor
+        world = rots[old.rotation] @ anchor + np.asarray(old.offset)
+        offset = world - rots[rotation] @ anchor
+        return Pose(rotation, tuple(int(v) for v in offset))
+
+    @staticmethod
+    def _turn_path(start: int, goal: int) -> list[tuple[int, int]]:
+        """The fewest (axis, ±1) quarter turns from rotation `start` to `goal` (breadth-first
+        over the 24 rotations)."""
+        compose, quarter = _rotation_tables()
+        moves = [(axis, turns) for axis in range(3) for turns in (1, -1)]
+        back: dict[int, tuple[int, tuple[int, int]] | None] = {start: None}
+        frontier = [start]
+        while goal not in back:
+            nxt = []
+            for r in frontier:
+                for axis, turns in moves:
+                    s = int(compose[quarter_turn(axis, turns), r])
+                    if s not in back:
+                        back[s] = (r, (axis, turns))
+                        nxt.append(s)
+            frontier = nxt
+        path = []
+        r = goal
+        while back[r] is not None:
+            r, move = back[r]
+            path.append(move)
+        return path[::-1]
+
+    def _layout(self) -> tuple[Pose, ...]:
+        """Pieces in rows in front of the target (towards +y), one free cell between them."""
+        lo, hi = (b.astype(int) for b in self.puzzle.target.bounds)
+        width = max(int(hi[0] - lo[0] + 1), 10)
+        x, y, row_depth = int(lo[0]), int(hi[1]) + 2, 0
+        poses = []
+        for p in self.pieces:
+            extent = p.base.max(axis=0) + 1
+            if x > lo[0] and x + extent[0] > lo[0] + width:
+                x, y, row_depth = int(lo[0]), y + row_depth + 1, 0
+            poses.append(Pose(0, (x, y, int(lo[2]))))
+            x += int(extent[0]) + 1
+            row_depth = max(row_depth, int(extent[1]))
+        return tuple(poses)
+
+    def _compute_fit(self) -> Fit:
+        all_cells = [self.cells(k) for k in range(len(self.pieces))]
+        tuples = [list(map(tuple, c.tolist())) for c in all_cells]
+        counts = Counter(c for cells in tuples for c in cells)
+        outside, overlap, bad, in_target = [], [], [], []
+        for cells in tuples:
+            inside = np.array([c in self._target for c in cells])
+            placed = bool(inside.any())
+            out = ~inside if placed else np.zeros(len(cells), bool)
+            over = np.array([counts[c] > 1 for c in cells])
+            outside.append(out)
+            overlap.append(over)
+            bad.append(out | over)
+            in_target.append(placed)
+        covered = len(self._required & counts.keys())
+        solved = (
+            covered == len(self._required)
+            and all(in_target)
+            and not any(mask.any() for mask in bad)
+        )
+        return Fit(
+            tuple(outside),
+            tuple(overlap),
+            tuple(bad),
+            tuple(in_target),
+            covered,
+            len(self._required),
+            solved,
+        )
+
+    def _apply(self, kind: str, label: str, changes: dict[int, Pose]) -> Pose:
+        for piece in changes:
+            if not 0 <= piece < len(self.pieces):
+                raise IndexError(piece)
+        step = tuple((k, self._poses[k], pose) for k, pose in changes.items())
+        step = tuple(c for c in step if c[1] != c[2])
+        if step:
+            self._undo.append(_Step(label, step))
+            self._redo.clear()
+            self._set({k: after for k, _, after in step}, kind)
+        return self._poses[next(iter(changes))]
+
+    def _set(self, poses: dict[int, Pose], kind: str) -> None:
+        for k, pose in poses.items():
+            self._poses[k] = pose
+        self._fit = None
+        self.events.moved.emit(tuple(sorted(poses)), kind)
+        self.events.history.emit(value=(self.can_undo, self.can_redo))
+        solved = self.fit().solved
+        if solved != self._solved:
+            self._solved = solved
+            self.events.solved.emit(value=solved)

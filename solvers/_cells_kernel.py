@@ -1,0 +1,308 @@
+"""Compiled exact-cover kernel behind `solvers.exact_cover`: Knuth's *dancing cells*.
+
+Each item keeps its active options in a sparse set (a segment of one array plus a position
+index), so removing an option from an item is a swap, and undoing it is growing the item's
+size back by one: a trail of the items touched is all backtracking needs. Compared with dancing
+links this touches memory in order and, while hiding, notices at once when an item loses its
+last option.
+
+The search is an explicit state machine, not recursion, so it can stop after a budget of nodes,
+return to Python (to hand over a solution, drain the trace buffer, report progress, notice a
+cancel request) and later resume exactly where it was. All state lives in arrays owned by the
+Python side; nothing here allocates per node.
+
+Items carry a multiplicity: a piece type with k identical copies is one item hit exactly k
+times. Such an item is branched on only when no exactly-once item is open; its options are then
+tried in order and each tried option is removed for its later siblings (Knuth's Algorithm M
+"tweak"), so a multiset of placements is found once, never k! times.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# scalar slots in the `st` array
+S_STATE, S_DEPTH, S_OSP, S_NODES, S_FOUND, S_TPOS, S_ACTIVE, S_TSP = 0, 1, 2, 3, 4, 5, 6, 7
+N_SLOTS = 8
+
+# machine states
+ENTER, TRY, NEXT, BACKTRACK, DONE = 0, 1, 2, 3, 4
+
+# return codes
+R_DONE, R_SOLUTION, R_BUDGET, R_TRACE_FULL, R_OVERFLOW = 0, 1, 2, 3, 4
+
+# trace event kinds (mirror solvers.trace.EventKind)
+E_PLACE, E_REMOVE, E_SOLUTION = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def build(n_items, opt_ptr, opt_items, mult):
+    """Sparse sets for a matrix in CSR form (options are rows of item numbers)."""
+    n_opts = opt_ptr.shape[0] - 1
+    nnz = opt_items.shape[0]
+    node_opt = np.empty(nnz, np.int64)
+    for o in range(n_opts):
+        for k in range(opt_ptr[o], opt_ptr[o + 1]):
+            node_opt[k] = o
+    size = np.zeros(n_items, np.int64)
+    for k in range(nnz):
+        size[opt_items[k]] += 1
+    start = np.zeros(n_items + 1, np.int64)
+    for i in range(n_items):
+        start[i + 1] = start[i] + size[i]
+    members = np.empty(nnz, np.int64)
+    loc = np.empty(nnz, np.int64)
+    fill = np.zeros(n_items, np.int64)
+    for k in range(nnz):
+        i = opt_items[k]
+        p = start[i] + fill[i]
+        members[p] = k
+        loc[k] = p
+        fill[i] += 1
+    active = np.arange(n_items).astype(np.int64)
+    where = np.arange(n_items).astype(np.int64)
+    count = mult.astype(np.int64).copy()
+    return node_opt, size, start, members, loc, active, where, count
+
+
+@njit(cache=True, inline="always")
+def _remove(k, item, size, start, members, loc, trail, tsp):
+    """Take node k out of its item's active segment (swap with the segment's last node) and
+    note the item on the trail so that backtracking can give the node back."""
+    last_pos = start[item] + size[item] - 1
+    last = members[last_pos]
+    pos = loc[k]
+    members[pos] = last
+    loc[last] = pos
+    members[last_pos] = k
+    loc[k] = last_pos
+    size[item] -= 1
+    trail[tsp] = item
+    return tsp + 1
+
+
+@njit(cache=True, inline="always")
+def _deactivate(item, active, where, n_active):
+    last = active[n_active - 1]
+    pos = where[item]
+    active[pos] = last
+    where[last] = pos
+    active[n_active - 1] = item
+    where[item] = n_active - 1
+    return n_active - 1
+
+
+@njit(cache=True, inline="always")
+def _hide(item, opt_ptr, opt_items, node_opt, size, start, members, loc, where, count,
+          n_primary, old_active, n_active, check, trail, tsp):  # fmt: skip
+    """Remove every active option of `item` from the other items that were active before
+    this step. Returns the new trail top, negated (minus one) when `check` is set and an open
+    primary item can no longer be covered often enough (the hiding then stops at once)."""
+    s = start[item]
+    for p in range(s, s + size[item]):
+        o = node_opt[members[p]]
+        for k in range(opt_ptr[o], opt_ptr[o + 1]):
+            j = opt_items[k]
+            if j == item or where[j] >= old_active:
+                continue
+            tsp = _remove(k, j, size, start, members, loc, trail, tsp)
+            if check and j < n_primary and where[j] < n_active and size[j] < count[j]:
+                return -1 - tsp
+    return tsp
+
+
+@njit(cache=True, inline="always")
+def _undo(to, trail, size, count, tsp):
+    """Give back everything removed since the trail stood at `to`, newest first."""
+    while tsp > to:
+        tsp -= 1
+        j = trail[tsp]
+        if j >= 0:
+            size[j] += 1
+        else:
+            count[-1 - j] += 1
+    return tsp
+
+
+@njit(cache=True, nogil=True)
+def run(
+    opt_ptr, opt_items, n_primary, node_opt, size, start, members, loc, active, where, count,
+    mult, st, item_at, kind, ostart, oend, oidx, chosen, mark, saved_active, trail,
+    ostack, ev_kind, ev_row, ev_depth, max_nodes, count_only, tracing,
+):  # fmt: skip
+    """Advance the search until a solution (unless counting), the node budget, the trace
+    buffer filling up, or the end. Returns one of the R_* codes."""
+    state = st[S_STATE]
+    depth = st[S_DEPTH]
+    osp = st[S_OSP]
+    tpos = st[S_TPOS]
+    n_active = st[S_ACTIVE]
+    tsp = st[S_TSP]
+    budget = max_nodes
+    cap = ev_kind.shape[0]
+    result = R_DONE
+    while True:
+        if tracing and tpos + 3 >= cap:
+            result = R_TRACE_FULL
+            break
+        if state == ENTER:
+            if budget <= 0:
+                result = R_BUDGET
+                break
+            budget -= 1
+            st[S_NODES] += 1
+            best = -1
+            best_len = 1 << 62
+            multi = -1
+            multi_len = 1 << 62
+            dead = False
+            for a in range(n_active):
+                i = active[a]
+                if i >= n_primary:
+                    continue
+                n = size[i]
+                if mult[i] == 1:
+                    if n < best_len:
+                        best_len = n
+                        best = i
+                        if n <= 1:
+                            dead = n == 0
+                            break
+                else:
+                    if n < count[i]:
+                        dead = True
+                        break
+                    if n < multi_len:
+                        multi_len = n
+                        multi = i
+            if dead:
+                state = BACKTRACK
+                continue
+            if best == -1 and multi == -1:
+                st[S_FOUND] += 1
+                if tracing:
+                    ev_kind[tpos] = E_SOLUTION
+                    ev_row[tpos] = -1
+                    ev_depth[tpos] = depth
+                    tpos += 1
+                state = BACKTRACK
+                if not count_only:
+                    result = R_SOLUTION
+                    break
+                continue
+            if best != -1:
+                i = best
+                kind[depth] = 0
+                n_active = _deactivate(i, active, where, n_active)
+                tsp = _hide(
+                    i, opt_ptr, opt_items, node_opt, size, start, members, loc,
+                    where, count, n_primary, n_active, n_active, False, trail, tsp,
+                )  # fmt: skip
+            else:
+                i = multi
+                kind[depth] = 1
+            item_at[depth] = i
+            n = size[i]
+            if osp + n > ostack.shape[0]:
+                result = R_OVERFLOW
+                break
+            s = start[i]
+            for p in range(n):
+                ostack[osp + p] = node_opt[members[s + p]]
+            ostart[depth] = osp
+            oend[depth] = osp + n
+            oidx[depth] = osp
+            osp += n
+            mark[depth] = tsp
+            saved_active[depth] = n_active
+            state = TRY
+        elif state == TRY:
+            if oidx[depth] == oend[depth]:
+                osp = ostart[depth]
+                state = BACKTRACK
+                continue
+            tsp = _undo(mark[depth], trail, size, count, tsp)
+            n_active = saved_active[depth]
+            i = item_at[depth]
+            if kind[depth] == 1 and size[i] < count[i]:
+                oidx[depth] = oend[depth]
+                continue
+            o = ostack[oidx[depth]]
+            chosen[depth] = o
+            if tracing:
+                ev_kind[tpos] = E_PLACE
+                ev_row[tpos] = o
+                ev_depth[tpos] = depth
+                tpos += 1
+            old_active = n_active
+            if kind[depth] == 1:
+                # the option leaves every list it is in, the branching item's included
+                for k in range(opt_ptr[o], opt_ptr[o + 1]):
+                    j = opt_items[k]
+                    if where[j] < n_active:
+                        tsp = _remove(k, j, size, start, members, loc, trail, tsp)
+            ok = True
+            first_new = n_active
+            for k in range(opt_ptr[o], opt_ptr[o + 1]):
+                j = opt_items[k]
+                if where[j] >= n_active:
+                    continue
+                if mult[j] > 1:
+                    count[j] -= 1
+                    trail[tsp] = -1 - j
+                    tsp += 1
+                    if count[j] > 0:
+                        continue
+                n_active = _deactivate(j, active, where, n_active)
+            for a in range(n_active, first_new):
+                j = active[a]
+                tsp = _hide(
+                    j, opt_ptr, opt_items, node_opt, size, start, members, loc,
+                    where, count, n_primary, old_active, n_active, True, trail, tsp,
+                )  # fmt: skip
+                if tsp < 0:
+                    tsp = -1 - tsp
+                    ok = False
+                    break
+            if ok:
+                depth += 1
+                state = ENTER
+            else:
+                state = NEXT
+        elif state == NEXT:
+            o = chosen[depth]
+            if tracing:
+                ev_kind[tpos] = E_REMOVE
+                ev_row[tpos] = o
+                ev_depth[tpos] = depth
+                tpos += 1
+            if kind[depth] == 1:
+                # tweak: later siblings must not use this option again
+                tsp = _undo(mark[depth], trail, size, count, tsp)
+                n_active = saved_active[depth]
+                for k in range(opt_ptr[o], opt_ptr[o + 1]):
+                    j = opt_items[k]
+                    if where[j] < n_active:
+                        tsp = _remove(k, j, size, start, members, loc, trail, tsp)
+                mark[depth] = tsp
+            oidx[depth] += 1
+            state = TRY
+        elif state == BACKTRACK:
+            depth -= 1
+            if depth < 0:
+                state = DONE
+                depth = 0
+                result = R_DONE
+                break
+            state = NEXT
+        else:
+            result = R_DONE
+            break
+    st[S_STATE] = state
+    st[S_DEPTH] = depth
+    st[S_OSP] = osp
+    st[S_TPOS] = tpos
+    st[S_ACTIVE] = n_active
+    st[S_TSP] = tsp
+    return result

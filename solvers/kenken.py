@@ -1,0 +1,415 @@
+"""KenKen search: cage candidates × Latin square propagation, then branching on one cell.
+
+Why not exact cover? It works (see `exact_cover_problem`, the benchmark's reference), but
+propagation does what a human does: every cage keeps the digit tuples still possible, a
+cell's candidates are what those tuples allow, and the row/column rules trim both. Most
+puzzles then solve with no or few guesses, and the guesses that remain are the trace the
+viewer replays (a digit placed in a cell, taken back on backtracking).
+
+Representation, chosen for speed in pure Python:
+
+* a cell's candidates are a bit mask (bit d−1 for digit d);
+* a cage's candidate tuple is one int: bit i·N + d−1 says "cell i of the cage holds d", so a
+  tuple survives the current candidates iff `tuple & forbidden == 0`, and the union of the
+  survivors, cut into N-bit slices, is each cell's new candidates. Above those bits each tuple
+  also records which digits it puts in each row or column holding two or more of its cells;
+  AND-ing the survivors there tells which digits the cage *must* place in that line, which
+  rules them out of the line's other cells (Keen's "hard" deduction).
+
+Deduction levels (used to grade difficulty, see `grade`; they follow Keen's): every level uses
+naked and hidden singles in rows and columns. 0 easy: a cage only tells which digits it uses
+somewhere; 1 normal: which digits each of its cells can take; 2 hard: + digits a cage must
+place in a row or column, ruled out of that line's other cells. Needing a guess: "extreme".
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from functools import reduce
+from operator import and_, or_
+
+from models.kenken import KenKenPuzzle, cage_tuples
+from solvers.exact_cover import Cancelled, ExactCoverProblem
+from solvers.trace import EventKind, TraceEvent
+
+__all__ = [
+    "Cancelled",
+    "KenKenSearch",
+    "LEVELS",
+    "choice_id",
+    "count_solutions",
+    "decode_choice",
+    "exact_cover_problem",
+    "grade",
+    "known_digits",
+    "solve",
+]
+
+#: Difficulty names by deduction level; "extreme" means no level solves it without guessing.
+LEVELS = ("easy", "normal", "hard", "extreme")
+MAX_LEVEL = 2
+
+Grid = list[list[int]]
+
+
+def choice_id(row: int, col: int, digit: int, size: int) -> int:
+    """The trace id of "digit in (row, col)": (row·size + col)·10 + digit."""
+    return (row * size + col) * 10 + digit
+
+
+def decode_choice(choice: int, size: int) -> tuple[int, int, int]:
+    """(row, col, digit) of a trace choice id, for the viewer's Search mode."""
+    cell, digit = divmod(choice, 10)
+    return cell // size, cell % size, digit
+
+
+class _Plan:
+    """What never changes during a search: cells, peers, cages and their packed tuples."""
+
+    def __init__(self, puzzle: KenKenPuzzle) -> None:
+        n = self.n = puzzle.size
+        self.full = (1 << n) - 1
+        self.ncells = n * n
+        self.units = [tuple(r * n + c for c in range(n)) for r in range(n)]
+        self.units += [tuple(r * n + c for r in range(n)) for c in range(n)]
+        self.peers = [
+            tuple(p for p in self.units[i // n] + self.units[n + i % n] if p != i)
+            for i in range(self.ncells)
+        ]
+        self.cage_cells: list[tuple[int, ...]] = []
+        self.cage_of = [0] * self.ncells
+        self.tuples: list[list[int]] = []
+        # per cage: [(bit offset of the line slice, cells of that line outside the cage)]
+        self.lines: list[list[tuple[int, tuple[int, ...]]]] = []
+        self.high: list[int] = []
+        for k, cage in enumerate(puzzle.cages):
+            cells = tuple(r * n + c for r, c in cage.cells)
+            self.cage_cells.append(cells)
+            for cell in cells:
+                self.cage_of[cell] = k
+            groups: list[tuple[tuple[int, ...], tuple[int, ...]]] = []  # (positions, others)
+            for unit in self.units:
+                inside = tuple(i for i, cell in enumerate(cells) if cell in unit)
+                if len(inside) >= 2:
+                    groups.append((inside, tuple(u for u in unit if u not in cells)))
+            base = len(cells) * n
+            self.high.append(base)
+            self.lines.append([(base + j * n, others) for j, (_, others) in enumerate(groups)])
+            packed = []
+            for digits in cage_tuples(cage, n):
+                bits = 0
+                for i, d in enumerate(digits):
+                    bits |= 1 << (i * n + d - 1)
+                for j, (inside, _) in enumerate(groups):
+                    for i in inside:
+                        bits |= 1 << (base + j * n + digits[i] - 1)
+                packed.append(bits)
+            self.tuples.append(packed)
+
+
+class _State:
+    """Candidates of every cell and surviving tuples of every cage; copied at each guess."""
+
+    __slots__ = ("dom", "tups", "uni")
+
+    def __init__(self, dom: list[int], tups: list[list[int]], uni: list[int]) -> None:
+        self.dom, self.tups, self.uni = dom, tups, uni
+
+    def copy(self) -> _State:
+        return _State(self.dom[:], self.tups[:], self.uni[:])
+
+
+def _initial(plan: _Plan, level: int) -> _State | None:
+    state = _State(
+        [plan.full] * plan.ncells,
+        [list(t) for t in plan.tuples],
+        [reduce(or_, t, 0) for t in plan.tuples],
+    )
+    for k, tups in enumerate(state.tups):
+        if not tups:
+            return None
+        state.uni[k] = -1  # force a first revision of every cage
+    if not _propagate(plan, state, set(range(len(plan.cage_cells))), [], level):
+        return None
+    return state
+
+
+def _propagate(plan: _Plan, state: _State, dirty: set[int], singles: list[int], level: int) -> bool:
+    """Apply the deductions up to `level` until nothing changes; False on a contradiction."""
+    n, full = plan.n, plan.full
+    dom, tups, uni = state.dom, state.tups, state.uni
+    cage_of, peers, cage_cells = plan.cage_of, plan.peers, plan.cage_cells
+    while True:
+        while singles or dirty:
+            while singles:
+                cell = singles.pop()
+                bit = dom[cell]
+                for p in peers[cell]:
+                    d = dom[p]
+                    if d & bit:
+                        d &= ~bit
+                        if not d:
+                            return False
+                        dom[p] = d
+                        dirty.add(cage_of[p])
+                        if not d & (d - 1):
+                            singles.append(p)
+            if not dirty:
+                break
+            k = dirty.pop()
+            cells = cage_cells[k]
+            forced = uni[k] == -1
+            forbid = 0
+            shift = 0
+            for cell in cells:
+                forbid |= (full ^ dom[cell]) << shift
+                shift += n
+            if not (forbid & uni[k]) and not forced:
+                continue
+            survivors = [t for t in tups[k] if not t & forbid]
+            if not survivors:
+                return False
+            tups[k] = survivors
+            union = reduce(or_, survivors)
+            uni[k] = union
+            if level == 0:  # easy: only which digits the cage uses, not where
+                anywhere = 0
+                for shift in range(0, len(cells) * n, n):
+                    anywhere |= union >> shift
+                slices = [dom[cell] & anywhere for cell in cells]
+            else:
+                slices = [(union >> shift) & full for shift in range(0, len(cells) * n, n)]
+            for cell, d in zip(cells, slices, strict=True):
+                if d != dom[cell]:
+                    if not d:
+                        return False
+                    dom[cell] = d
+                    if not d & (d - 1):
+                        singles.append(cell)
+            if level >= 2 and plan.lines[k]:
+                must = reduce(and_, survivors)
+                for offset, others in plan.lines[k]:
+                    need = (must >> offset) & full
+                    if need:
+                        for p in others:
+                            d = dom[p]
+                            if d & need:
+                                d &= ~need
+                                if not d:
+                                    return False
+                                dom[p] = d
+                                dirty.add(cage_of[p])
+                                if not d & (d - 1):
+                                    singles.append(p)
+        # hidden singles: a digit with one place left in a row or column goes there
+        changed = False
+        for unit in plan.units:
+            once = twice = 0
+            for cell in unit:
+                d = dom[cell]
+                twice |= once & d
+                once |= d
+            if once != full:
+                return False
+            lonely = once & ~twice
+            if lonely:
+                for cell in unit:
+                    d = dom[cell]
+                    hit = d & lonely
+                    if hit and d != hit:
+                        if hit & (hit - 1):
+                            return False  # two digits that both need this one cell
+                        dom[cell] = hit
+                        dirty.add(cage_of[cell])
+                        singles.append(cell)
+                        changed = True
+        if not changed:
+            return True
+
+
+def _grid(plan: _Plan, dom: Sequence[int]) -> Grid:
+    n = plan.n
+    return [[dom[r * n + c].bit_length() for c in range(n)] for r in range(n)]
+
+
+ProgressCallback = Callable[["KenKenSearch"], None]
+
+
+class KenKenSearch:
+    """One search over a puzzle: lazy solutions, counting, a trace, progress and cancel.
+
+    Mirrors `solvers.exact_cover.Search`: make a new one to start over."""
+
+    def __init__(self, puzzle: KenKenPuzzle, *, trace: bool = False) -> None:
+        self.puzzle = puzzle
+        self.tracing = trace
+        self.events: list[TraceEvent] = []
+        self.nodes = 0
+        self.found = 0
+        self.done = False
+        self._cancel = threading.Event()
+        self._plan = _Plan(puzzle)
+        self._branches: list[list[int]] = []  # per depth: [index, count]
+
+    def cancel(self) -> None:
+        """Stop at the next node (safe from any thread)."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def progress(self) -> float:
+        """Fraction of the search tree behind us, from the branch indices near the root."""
+        if self.done:
+            return 1.0
+        frac, scale = 0.0, 1.0
+        for index, count in self._branches[:12]:
+            frac += scale * index / count
+            scale /= count
+        return min(frac, 1.0)
+
+    def solutions(self, on_progress: ProgressCallback | None = None) -> Iterator[Grid]:
+        """Yield each solution (rows of digits) lazily; stops quietly when cancelled."""
+        state = _initial(self._plan, MAX_LEVEL)
+        if state is not None:
+            yield from self._search(state, 0, on_progress)
+        if not self.cancelled:
+            self.done = True
+
+    def count(self, limit: int | None = None, on_progress: ProgressCallback | None = None) -> int:
+        """Count solutions (all, or stop at `limit`). Raises `Cancelled` if cancelled."""
+        n = 0
+        for _ in self.solutions(on_progress):
+            n += 1
+            if limit is not None and n >= limit:
+                break
+        if self.cancelled and not self.done:
+            raise Cancelled(self.found)
+        return n
+
+    def _search(self, state: _State, depth: int, on_progress: ProgressCallback | None):
+        plan = self._plan
+        dom = state.dom
+        best, best_count = -1, 99
+        for cell, d in enumerate(dom):
+            if d & (d - 1):
+                count = d.bit_count()
+                if count < best_count:
+                    best, best_count = cell, count
+                    if count == 2:
+                        break
+        if best < 0:
+            self.found += 1
+            if self.tracing:
+                self.events.append(TraceEvent(EventKind.SOLUTION, -1, depth))
+            yield _grid(plan, dom)
+            return
+        digits = [d + 1 for d in range(plan.n) if dom[best] >> d & 1]
+        branch = [0, len(digits)]
+        self._branches.append(branch)
+        n = plan.n
+        try:
+            for index, digit in enumerate(digits):
+                if self._cancel.is_set():
+                    return
+                branch[0] = index
+                self.nodes += 1
+                if on_progress is not None and not self.nodes & 255:
+                    on_progress(self)
+                choice = choice_id(best // n, best % n, digit, n)
+                if self.tracing:
+                    self.events.append(TraceEvent(EventKind.PLACE, choice, depth))
+                child = state.copy() if index < len(digits) - 1 else state
+                child.dom[best] = 1 << (digit - 1)
+                if _propagate(plan, child, {plan.cage_of[best]}, [best], MAX_LEVEL):
+                    yield from self._search(child, depth + 1, on_progress)
+                if self.tracing and not self._cancel.is_set():
+                    self.events.append(TraceEvent(EventKind.REMOVE, choice, depth))
+        finally:
+            self._branches.pop()
+
+
+def solve(puzzle: KenKenPuzzle, limit: int | None = None) -> list[Grid]:
+    """All solutions (or the first `limit`) as rows of digits."""
+    out: list[Grid] = []
+    for grid in KenKenSearch(puzzle).solutions():
+        out.append(grid)
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def count_solutions(puzzle: KenKenPuzzle, limit: int | None = None) -> int:
+    """How many solutions (stopping at `limit`): 1 means the puzzle is proper."""
+    return KenKenSearch(puzzle).count(limit)
+
+
+def grade(puzzle: KenKenPuzzle) -> str:
+    """The difficulty: the lowest deduction level (see `LEVELS`) that solves the puzzle with
+    no guessing, or "extreme" when every level needs a guess."""
+    plan = _Plan(puzzle)
+    for level in range(MAX_LEVEL + 1):
+        state = _initial(plan, level)
+        if state is not None and all(not d & (d - 1) for d in state.dom):
+            return LEVELS[level]
+    return LEVELS[-1]
+
+
+def known_digits(puzzle: KenKenPuzzle, choices: Sequence[int] = ()) -> Grid:
+    """The digits certain after placing trace `choices` (e.g. `stack_at(events, step)`) and
+    propagating: what the viewer shows at a step of the search. 0 marks an open cell; an
+    inconsistent set of choices shows the cells placed so far."""
+    plan = _Plan(puzzle)
+    n = plan.n
+    state = _initial(plan, MAX_LEVEL)
+    if state is None:
+        return [[0] * n for _ in range(n)]
+    for choice in choices:
+        r, c, digit = decode_choice(choice, n)
+        cell = r * n + c
+        trial = state.copy()
+        trial.dom[cell] &= 1 << (digit - 1)
+        if not trial.dom[cell] or not _propagate(plan, trial, {plan.cage_of[cell]}, [cell], 2):
+            state.dom[cell] = 1 << (digit - 1)
+            break
+        state = trial
+    return [
+        [d.bit_length() if not d & (d - 1) else 0 for d in state.dom[r * n : r * n + n]]
+        for r in range(n)
+    ]
+
+
+# -- the exact-cover formulation (the benchmark's reference, and an independent check) -----
+
+
+def exact_cover_problem(puzzle: KenKenPuzzle) -> tuple[ExactCoverProblem, list[tuple[int, tuple]]]:
+    """KenKen as exact cover: one row per (cage, candidate tuple), covering the cage, its
+    cells and the (row, digit) and (column, digit) pairs it uses. Returns the problem and
+    what each row means, for `grid_from_rows`."""
+    n = puzzle.size
+    rows: list[list[int]] = []
+    meaning: list[tuple[int, tuple]] = []
+    base_row, base_col, base_cage = n * n, 2 * n * n, 3 * n * n
+    for k, cage in enumerate(puzzle.cages):
+        for digits in cage_tuples(cage, n):
+            columns = [base_cage + k]
+            for (r, c), d in zip(cage.cells, digits, strict=True):
+                columns += [r * n + c, base_row + r * n + d - 1, base_col + c * n + d - 1]
+            rows.append(columns)
+            meaning.append((k, digits))
+    total = base_cage + len(puzzle.cages)
+    return ExactCoverProblem(rows, total, total), meaning
+
+
+def grid_from_rows(
+    puzzle: KenKenPuzzle, meaning: Sequence[tuple[int, tuple]], chosen: Sequence[int]
+) -> Grid:
+    """The digit grid of an exact-cover solution (row numbers of `exact_cover_problem`)."""
+    grid = [[0] * puzzle.size for _ in range(puzzle.size)]
+    for row in chosen:
+        k, digits = meaning[row]
+        for (r, c), d in zip(puzzle.cages[k].cells, digits, strict=True):
+            grid[r][c] = d
+    return grid

@@ -1,0 +1,92 @@
+"""Shared test fixtures: the viewer's window under Xvfb (pytest-xvfb), torn down strictly.
+
+Every window a test opens is closed, its plotter closed, PyVista's plotters released and
+deferred deletions processed; a top-level widget still visible after a test fails it, because
+an unclosed render window is what crashes at exit on real GPUs even when Xvfb never shows it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests._paths import CONFORMANCE, ROOT
+
+BUILTINS = ROOT / "assets" / "puzzles"
+
+
+def puzzle_file(name: str) -> Path:
+    """A built-in puzzle by stem, else the conformance copy of it (read in place)."""
+    for path in (BUILTINS / f"{name}.toml", *CONFORMANCE.glob(f"*/{name}.*")):
+        if path.exists():
+            return path
+    pytest.skip(f"puzzle {name} is not there yet")
+
+
+@pytest.fixture(scope="session")
+def qt_settings_dir(tmp_path_factory):
+    """Recent files etc. go to a temporary folder, never the user's ~/.config."""
+    from PySide6.QtCore import QSettings
+
+    folder = tmp_path_factory.mktemp("qsettings")
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, str(folder))
+    return folder
+
+
+def _visible_top_levels() -> list:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        return []
+    return [w for w in app.topLevelWidgets() if w.isVisible()]
+
+
+def _process_deletions() -> None:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    app = QCoreApplication.instance()
+    if app is None:
+        return
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+        app.processEvents()
+
+
+@pytest.fixture(autouse=True)
+def _none_reserve(request):
+    """PySide6 6.12 on Python 3.11 drops a reference to None per void call (viewer.nonekeeper):
+    keep a reserve for Qt tests, including pytest-qt's own processEvents calls."""
+    if "qtbot" in request.fixturenames:
+        from viewer import nonekeeper
+
+        nonekeeper.affected()
+        nonekeeper.top_up()
+    yield
+
+
+@pytest.fixture
+def window(qtbot, qt_settings_dir):
+    """A shown MainWindow; closed, released and checked for leaks afterwards."""
+    import pyvista
+
+    from viewer.window import MainWindow
+
+    before = set(map(id, _visible_top_levels()))
+    win = MainWindow()
+    win.resize(900, 600)
+    win.show()
+    qtbot.waitExposed(win)
+    try:
+        yield win
+    finally:
+        win.close()
+        win.deleteLater()
+        pyvista.close_all()
+        _process_deletions()
+        leaked = [w for w in _visible_top_levels() if id(w) not in before]
+        for w in leaked:
+            w.close()
+        assert not leaked, f"windows left open: {[type(w).__name__ for w in leaked]}"

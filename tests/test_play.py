@@ -1,0 +1,204 @@
+"""Play mode's model: pieces start beside the target, turn and slide one step at a time with
+undo, get flagged when they stick out or overlap, and a finished cube is recognised as the
+right one of the 240 distinct Soma solutions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models import geometry
+from models.play import PlayModel, Pose
+from models.polycube import load_polycube
+from solvers.polycube_hint import hint
+from solvers.polycube_identify import SolutionIndex
+from tests._paths import CONFORMANCE
+
+SOMA = CONFORMANCE / "polycube" / "soma.toml"
+
+
+@pytest.fixture(scope="module")
+def soma():
+    return load_polycube(SOMA)
+
+
+@pytest.fixture(scope="module")
+def index(soma):
+    return SolutionIndex(soma)
+
+
+def as_set(cells) -> set[tuple[int, ...]]:
+    return {tuple(c) for c in np.asarray(cells).tolist()}
+
+
+def assemble(model: PlayModel, solution, transform=None) -> int:
+    """Move every piece into its place in `solution` with single key presses; return how many
+    operations that took."""
+    steps = 0
+    for placed in solution.pieces:
+        piece = next(p.index for p in model.pieces if p.piece == placed.piece)
+        cells = placed.cells if transform is None else transform(placed.cells)
+        pose = model.pose_for(piece, cells)
+        ops = model.path_to(piece, pose, single_steps=True)
+        assert all(abs(amount) == 1 for _, _, amount in ops)
+        model.play(piece, ops)
+        assert as_set(model.cells(piece)) == as_set(cells)
+        steps += len(ops)
+    return steps
+
+
+def test_pieces_start_beside_an_empty_target(soma):
+    model = PlayModel(soma)
+    fit = model.fit()
+    assert not any(fit.in_target) and fit.bad_pieces == () and fit.covered == 0
+    assert not model.solved and not model.can_undo
+    everything = [c for k in range(len(model.pieces)) for c in as_set(model.cells(k))]
+    assert len(everything) == len(set(everything)) == 27  # no two pieces share a cell
+    assert model.assembly() == []
+    assert [p.name for p in model.pieces] == [p.name for p in soma.pieces]
+
+
+def test_quarter_turns_keep_the_piece_on_the_grid_and_in_place(soma):
+    model = PlayModel(soma)
+    k = model.find("L")
+    start = model.pose(k)
+    pivot = model.pivot(k)
+    for axis in "xyz":
+        seen = []
+        for _ in range(4):
+            model.rotate(k, axis)
+            cells = model.cells(k)
+            seen.append(as_set(cells))
+            assert geometry.canonical_key(cells) == soma.pieces[k].shape_key  # same shape
+            assert np.array_equal(model.pivot(k), pivot)  # turns about its anchor cell
+            assert any(np.array_equal(c + 0.5, pivot) for c in cells)
+        assert model.pose(k) == start  # four quarter turns: back where it was
+        assert len({frozenset(s) for s in seen}) == 4  # an L looks different each quarter
+    model.rotate(k, "z", -1)
+    turned = model.cells(k)
+    model.undo()
+    model.rotate(k, "z", 3)
+    assert as_set(model.cells(k)) == as_set(turned)  # -1 is the other way round
+    # +90° about z takes +x to +y (counter-clockwise seen from above)
+    model.reset()
+    before = model.cells(k) - model.pivot(k)
+    model.rotate(k, "z")
+    after = model.cells(k) - model.pivot(k)
+    assert as_set(after + 0.5) == as_set(
+        (before + 0.5) @ np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1]]).T
+    )
+
+
+def test_complete_the_soma_cube_move_by_move(soma, index):
+    model = PlayModel(soma)
+    events = {"moved": [], "solved": [], "history": []}
+    for name, emitter in vars(model.events).items():
+        emitter.connect(lambda e, name=name: events[name].append(e))
+    solution = index.solution(17)
+    steps = assemble(model, solution)
+    assert steps == len(events["moved"]) == len(model._undo) > 7
+    assert model.solved
+    assert [e.value for e in events["solved"]] == [True]  # announced once, at the end
+    assert index.number(model.assembly()) == 17
+    assert hint(soma, model.assembly()).reason == "solved"
+
+    # an illegal move: lift a piece that reaches the top layer half out of the cube (one exists:
+    # no sum of the flat pieces' sizes makes the 9 top cells)
+    top = next(
+        k
+        for k in range(len(model.pieces))
+        if model.cells(k)[:, 2].max() == 2 and model.cells(k)[:, 2].min() < 2
+    )
+    model.move(top, "z", 1)
+    fit = model.fit()
+    assert not model.solved and events["solved"][-1].value is False
+    assert top in fit.bad_pieces
+    assert np.array_equal(fit.outside[top], model.cells(top)[:, 2] == 3)
+    lifted = as_set(model.cells(top))
+    others = set().union(*(as_set(model.cells(k)) for k in range(7) if k != top))
+    for k in range(7):  # red exactly where two pieces share a cell, or out of the cube
+        against = others if k == top else lifted
+        shared = [tuple(c) in against for c in model.cells(k).tolist()]
+        assert shared == fit.overlap[k].tolist()
+        assert np.array_equal(fit.bad[k], fit.outside[k] | fit.overlap[k])
+    assert fit.covered < 27
+    assert model.undo_label == f"move {model.pieces[top].name} along z"
+    # and one that overlaps: push a piece sideways into its neighbour
+    model.undo()
+    assert model.solved
+    k = model.find("V")
+    cells = model.cells(k)
+    axis, step = next(
+        (a, s)
+        for a in range(3)
+        for s in (1, -1)
+        if ((cells[:, a] + s >= 0) & (cells[:, a] + s <= 2)).all()
+    )
+    model.move(k, axis, step)
+    fit = model.fit()
+    assert fit.overlap[k].any() and k in fit.bad_pieces
+    assert len(fit.bad_pieces) >= 2  # the neighbour's cells are flagged too
+    assert not model.solved
+    assert hint(soma, model.assembly()).completable is False
+    assert model.undo() and model.solved
+    assert model.redo() and not model.solved
+    assert model.undo() and model.solved and model.can_redo
+    assert [e.value for e in events["solved"]] == [True, False, True, False, True, False, True]
+
+
+def test_a_turned_or_mirrored_assembly_is_the_same_solution(soma, index):
+    solution = index.solution(42)
+    turn = PlayModel(soma)
+    assemble(turn, solution, lambda c: np.column_stack([2 - c[:, 1], c[:, 0], c[:, 2]]))
+    assert turn.solved and index.number(turn.assembly()) == 42
+    # in a mirror image the two chiral pieces trade places: assemble with swapped roles
+    mirrored = [(p.piece, p.cells * [-1, 1, 1] + [2, 0, 0]) for p in solution.pieces]
+    swap = {t: index.group.elements[-1].type_map[t] for t in range(len(soma.pieces))}
+    assert any(swap[t] != t for t in swap)
+    assert index.number([(swap[t], c) for t, c in mirrored]) == 42
+    other = index.solution(43)
+    assert index.number([(p.piece, p.cells) for p in other.pieces]) == 43
+
+
+def test_undo_redo_reset(soma):
+    model = PlayModel(soma)
+    history = []
+    model.events.history.connect(lambda e: history.append(e.value))
+    k = model.find("T")
+    start = model.pose(k)
+    model.move(k, "x", 2)
+    model.rotate(k, "y")
+    moved = model.pose(k)
+    assert model.undo_label == "turn T about y"
+    model.reset()
+    assert model.pose(k) == start and model.undo_label == "reset"
+    assert model.undo() and model.pose(k) == moved  # reset is one undoable step
+    assert model.undo() and model.undo() and model.pose(k) == start
+    assert not model.undo() and model.can_redo
+    assert model.redo() and model.pose(k).offset == (start.offset[0] + 2, *start.offset[1:])
+    model.move(k, "y", 1)  # a new move drops the redo branch
+    assert not model.can_redo
+    model.place(k, Pose(0, (0, 0, 0)))
+    assert as_set(model.cells(k)) == as_set(soma.pieces[k].cells)
+    assert history[-1] == (True, False)
+    n = len(history)
+    model.place(k, Pose(0, (0, 0, 0)))  # no change, no history entry
+    assert len(history) == n
+    with pytest.raises(ValueError):
+        model.place(k, Pose(24, (0, 0, 0)))
+    with pytest.raises(ValueError):
+        model.move(k, "w", 1)
+
+
+def test_copies_are_separate_pieces():
+    puzzle = load_polycube(CONFORMANCE / "polycube" / "dominoes-2x12.toml")
+    model = PlayModel(puzzle)
+    assert [p.name for p in model.pieces] == [f"D {k}" for k in range(1, 13)]
+    cells = [as_set(model.cells(k)) for k in range(12)]
+    assert len(set().union(*cells)) == 24
+    selected = []
+    model.events.selected.connect(lambda e: selected.append(e.value))
+    model.select(3)
+    model.select(3)
+    model.select(None)
+    assert selected == [3, None]

@@ -1,0 +1,230 @@
+"""The widgets around the 3D view: puzzle browser, solution list, step bar.
+
+Each widget only shows the state and calls its methods; the window wires them. Every step
+control is a QAction (with its key) so menus, toolbar buttons, keys and tests all go through
+the same path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QProgressBar,
+    QPushButton,
+    QSlider,
+    QStyle,
+    QToolBar,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from viewer.families import builtin_groups
+
+FAMILY_TITLES = {
+    "polycube": "Polycubes",
+    "dice": "Dice",
+    "domino": "Dominoes",
+    "kenken": "KenKen",
+}
+
+#: name -> (text, shortcut, standard icon, tip)
+STEP_ACTIONS = {
+    "first": ("First step", "Home", QStyle.StandardPixmap.SP_MediaSkipBackward, "go to step 0"),
+    "back": ("Step back", "Left", QStyle.StandardPixmap.SP_MediaSeekBackward, "one step back"),
+    "play": ("Play", "Space", QStyle.StandardPixmap.SP_MediaPlay, "play / pause"),
+    "forward": (
+        "Step forward", "Right", QStyle.StandardPixmap.SP_MediaSeekForward, "one step forward",
+    ),
+    "last": ("Last step", "End", QStyle.StandardPixmap.SP_MediaSkipForward, "go to the last step"),
+    "previous_solution": (
+        "Previous solution", "Up", QStyle.StandardPixmap.SP_ArrowUp, "previous solution",
+    ),
+    "next_solution": ("Next solution", "Down", QStyle.StandardPixmap.SP_ArrowDown, "next solution"),
+}  # fmt: skip
+
+
+def make_step_actions(parent: QWidget) -> dict[str, QAction]:
+    style = parent.style()
+    actions = {}
+    for name, (text, key, icon, tip) in STEP_ACTIONS.items():
+        action = QAction(style.standardIcon(icon), text, parent)
+        action.setShortcut(QKeySequence(key))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setToolTip(f"{tip} ({key})")
+        action.setObjectName(name)
+        actions[name] = action
+    actions["play"].setCheckable(True)
+    return actions
+
+
+def make_mode_actions(parent: QWidget) -> tuple[QActionGroup, dict[str, QAction]]:
+    group = QActionGroup(parent)
+    group.setExclusive(True)
+    actions = {}
+    for name, text, key in (
+        ("solution", "Solution mode", "Ctrl+1"),
+        ("search", "Search mode", "Ctrl+2"),
+    ):
+        action = QAction(text, parent)
+        action.setCheckable(True)
+        action.setShortcut(QKeySequence(key))
+        action.setObjectName(f"mode_{name}")
+        action.setData(name)
+        action.setToolTip(
+            "pieces placed one by one in assembly order"
+            if name == "solution"
+            else "the solver's search replayed, backtracks included"
+        )
+        group.addAction(action)
+        actions[name] = action
+    actions["solution"].setChecked(True)
+    return group, actions
+
+
+class StepBar(QToolBar):
+    """first, back, play, forward, last, a slider, speed, the mode switch and a depth readout."""
+
+    speed_changed = Signal(float)
+
+    def __init__(self, actions: dict[str, QAction], mode_actions: dict[str, QAction], parent=None):
+        super().__init__("Steps", parent)
+        self.setObjectName("steps")
+        self.setMovable(False)
+        for name in ("first", "back", "play", "forward", "last"):
+            self.addAction(actions[name])
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setMinimumWidth(240)
+        self.slider.setToolTip("step")
+        self.addWidget(self.slider)
+        self.step_label = QLabel("0 / 0")
+        self.step_label.setMinimumWidth(80)
+        self.addWidget(self.step_label)
+        self.addSeparator()
+        self.addWidget(QLabel(" speed "))
+        self.speed = QDoubleSpinBox()
+        self.speed.setRange(0.25, 500.0)
+        self.speed.setValue(2.0)
+        self.speed.setSuffix(" steps/s")
+        self.speed.setDecimals(2)
+        self.speed.setToolTip("playback speed")
+        self.speed.valueChanged.connect(self.speed_changed.emit)
+        self.addWidget(self.speed)
+        self.addSeparator()
+        for name in ("solution", "search"):
+            self.addAction(mode_actions[name])
+        self.depth_label = QLabel("")
+        self.depth_label.setMinimumWidth(80)
+        self.addWidget(self.depth_label)
+
+    def show_step(self, step: float, n_steps: int) -> None:
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, n_steps)
+        self.slider.setValue(round(step))
+        self.slider.blockSignals(False)
+        self.step_label.setText(f"{step:g} / {n_steps}" if step % 1 else f"{int(step)} / {n_steps}")
+
+
+class SolutionPanel(QWidget):
+    """The solution list, filled while the worker runs, with progress, count and Cancel."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.count_label = QLabel("no puzzle")
+        layout.addWidget(self.count_label)
+        row = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        row.addWidget(self.progress)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        row.addWidget(self.cancel_button)
+        layout.addLayout(row)
+        self.list = QListWidget()
+        self.list.setObjectName("solutions")
+        layout.addWidget(self.list)
+
+    def reset(self) -> None:
+        self.list.clear()
+        self.progress.setValue(0)
+        self.count_label.setText("solving…")
+        self.cancel_button.setEnabled(True)
+
+    def add(self, total: int) -> None:
+        """Show items up to `total` (the state's list length)."""
+        start = self.list.count()
+        self.list.setUpdatesEnabled(False)
+        for k in range(start, total):
+            self.list.addItem(f"Solution {k + 1}")
+        self.list.setUpdatesEnabled(True)
+
+    def show_progress(self, fraction: float, count: int) -> None:
+        self.progress.setValue(int(round(fraction * 1000)))
+        self.count_label.setText(f"solving… {count} found")
+
+    def finish(self, cancelled: bool, count: int) -> None:
+        self.cancel_button.setEnabled(False)
+        if cancelled:
+            self.count_label.setText(f"cancelled: {count} found")
+        else:
+            self.progress.setValue(1000)
+            self.count_label.setText(f"{count} solution{'s' if count != 1 else ''} (complete)")
+
+
+class PuzzleBrowser(QTreeWidget):
+    """Built-ins grouped by family, then the recent files."""
+
+    open_requested = Signal(str)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setHeaderHidden(True)
+        self.setObjectName("browser")
+        self.recent_root = QTreeWidgetItem(["Recent"])
+        self.populate([])
+        self.itemActivated.connect(self._activated)
+        self.itemDoubleClicked.connect(self._activated)
+
+    def populate(self, recent: list[str]) -> None:
+        self.clear()
+        for family, items in sorted(builtin_groups().items()):
+            root = QTreeWidgetItem([FAMILY_TITLES.get(family, family.title())])
+            root.setFlags(root.flags() & ~Qt.ItemFlag.ItemIsSelectable)
+            for stem, path in items:
+                child = QTreeWidgetItem([stem])
+                child.setData(0, Qt.ItemDataRole.UserRole, str(path))
+                child.setToolTip(0, str(path))
+                root.addChild(child)
+            self.addTopLevelItem(root)
+            root.setExpanded(True)
+        self.recent_root = QTreeWidgetItem(["Recent"])
+        for entry in recent:
+            child = QTreeWidgetItem([Path(entry).name if Path(entry).exists() else entry])
+            child.setData(0, Qt.ItemDataRole.UserRole, entry)
+            child.setToolTip(0, entry)
+            self.recent_root.addChild(child)
+        self.addTopLevelItem(self.recent_root)
+        self.recent_root.setExpanded(True)
+
+    def item_for(self, stem: str) -> QTreeWidgetItem | None:
+        for i in range(self.topLevelItemCount()):
+            root = self.topLevelItem(i)
+            for j in range(root.childCount()):
+                if root.child(j).text(0) == stem:
+                    return root.child(j)
+        return None
+
+    def _activated(self, item: QTreeWidgetItem, column: int = 0) -> None:
+        target = item.data(0, Qt.ItemDataRole.UserRole)
+        if target:
+            self.open_requested.emit(str(target))

@@ -1,0 +1,166 @@
+"""Puts a `Scene` on any PyVista plotter: the window's QtInteractor or an off-screen Plotter.
+
+Actors are added once per scene; a step only changes transforms, visibility and colours, which
+is why stepping and animating cost a render and nothing else. The camera is derived from the
+scene's bounds (not from what is visible), so it stays put while pieces fly in and a headless
+frame matches the window's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyvista as pv
+
+from viewer.scenes.base import ActorSpec, Pose, Scene, hex_rgb
+
+BACKGROUND_BOTTOM = "#f5f7fa"
+BACKGROUND_TOP = "#aebdd3"
+DIM_TOWARDS = np.array((0.86, 0.87, 0.89))
+DIM_AMOUNT = 0.45
+ISOMETRIC = (1.0, -1.0, 1.0)
+
+
+def style_plotter(plotter: pv.Plotter, anti_aliasing: str | None = "fxaa") -> None:
+    """The default look: gradient background, soft light kit, anti-aliasing."""
+    plotter.set_background(BACKGROUND_BOTTOM, top=BACKGROUND_TOP)
+    if anti_aliasing:
+        plotter.enable_anti_aliasing(anti_aliasing)
+
+
+def _rgb(color: str) -> np.ndarray:
+    return np.array(hex_rgb(color), float) / 255.0
+
+
+class SceneRenderer:
+    """Owns the actors of one scene on one plotter."""
+
+    def __init__(self, plotter: pv.Plotter) -> None:
+        self.plotter = plotter
+        self.scene: Scene | None = None
+        self.actors: dict[str, pv.Actor] = {}
+        self.specs: dict[str, ActorSpec] = {}
+        self._emphasis: dict[str, str] = {}
+        self.step = 0.0
+
+    # -- building --------------------------------------------------------------------------
+    def show(self, scene: Scene, step: float = 0.0, frame: bool = True) -> None:
+        """Replace whatever was shown by `scene` at `step`."""
+        self.clear()
+        self.scene = scene
+        for spec in scene.actors:
+            self.actors[spec.key] = self._add(spec)
+            self.specs[spec.key] = spec
+        if frame:
+            self.frame_camera()
+        self.apply(step)
+
+    def clear(self) -> None:
+        for actor in self.actors.values():
+            self.plotter.remove_actor(actor, render=False)
+        self.actors.clear()
+        self.specs.clear()
+        self._emphasis.clear()
+        self.scene = None
+
+    def _add(self, spec: ActorSpec) -> pv.Actor:
+        kwargs = dict(
+            name=spec.key,
+            opacity=spec.opacity,
+            pickable=spec.pickable,
+            render=False,
+            reset_camera=False,
+            line_width=spec.line_width,
+        )
+        if spec.rgb:
+            kwargs.update(scalars="rgb", rgb=True)
+        else:
+            kwargs["color"] = spec.color
+        lines_only = isinstance(spec.mesh, pv.PolyData) and spec.mesh.n_faces == 0
+        if spec.style == "wireframe":
+            kwargs["style"] = "wireframe"
+        elif not lines_only:
+            kwargs.update(
+                show_edges=spec.show_edges,
+                edge_color=spec.edge_color,
+                ambient=0.25,
+                diffuse=0.8,
+                specular=0.15,
+                specular_power=20,
+            )
+        return self.plotter.add_mesh(spec.mesh, **kwargs)
+
+    # -- stepping --------------------------------------------------------------------------
+    def apply(self, step: float) -> None:
+        """Move every actor to where the scene says it is at `step` (no render)."""
+        if self.scene is None:
+            return
+        self.step = step
+        for key, pose in self.scene.pose(step).items():
+            actor = self.actors.get(key)
+            if actor is not None:
+                self._set_pose(key, actor, pose)
+
+    def _set_pose(self, key: str, actor: pv.Actor, pose: Pose) -> None:
+        actor.user_matrix = pose.matrix
+        actor.visibility = pose.visible
+        if self._emphasis.get(key) == pose.emphasis:
+            return
+        self._emphasis[key] = pose.emphasis
+        spec = self.specs[key]
+        if spec.rgb:
+            return
+        base = _rgb(spec.color)
+        prop = actor.prop
+        if pose.emphasis == "dim":
+            prop.color = tuple(base * (1 - DIM_AMOUNT) + DIM_TOWARDS * DIM_AMOUNT)
+            prop.line_width = spec.line_width
+        elif pose.emphasis == "active":
+            prop.color = tuple(base)
+            prop.line_width = spec.line_width * 2.5
+        else:
+            prop.color = tuple(base)
+            prop.line_width = spec.line_width
+
+    # -- camera ----------------------------------------------------------------------------
+    def frame_camera(self, view: tuple[float, float, float] | None = None) -> None:
+        """Look at the scene's bounds from `view` (default: the scene's own direction)."""
+        if self.scene is None:
+            return
+        b = np.array(self.scene.bounds, float)
+        lo, hi = b[0::2], b[1::2]
+        centre = (lo + hi) / 2
+        radius = float(np.linalg.norm(hi - lo)) / 2
+        direction = np.array(view or self.scene.view, float)
+        direction /= np.linalg.norm(direction)
+        camera = self.plotter.camera
+        angle = camera.view_angle
+        distance = radius / math.sin(math.radians(angle / 2)) * 1.12
+        camera.focal_point = tuple(centre)
+        camera.position = tuple(centre + direction * distance)
+        camera.up = self.scene.up
+        self.plotter.renderer.ResetCameraClippingRange()
+
+    def isometric(self) -> None:
+        self.frame_camera(ISOMETRIC)
+
+    def orbit(self, degrees: float) -> None:
+        """Turn the camera about the scene's up axis (a turntable)."""
+        self.plotter.camera.Azimuth(degrees)
+        self.plotter.renderer.ResetCameraClippingRange()
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        """Pixel (row, column) of world points in the last rendered image, for tests."""
+        import vtk
+
+        coordinate = vtk.vtkCoordinate()
+        coordinate.SetCoordinateSystemToWorld()
+        renderer = self.plotter.renderer
+        height = self.plotter.window_size[1]
+        out = []
+        for p in np.atleast_2d(points):
+            coordinate.SetValue(*map(float, p))
+            x, y = coordinate.GetComputedDoubleDisplayValue(renderer)
+            out.append((height - y, x))
+        return np.array(out)

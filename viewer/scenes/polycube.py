@@ -1,0 +1,228 @@
+"""Polycube and Soma scenes: one merged surface per piece, placed by an affine transform.
+
+Each piece instance gets one actor whose mesh is the piece's own normalised shape; where it sits
+in a step is a rotation of the cube group plus an offset (its `user_matrix`). Solution mode
+follows the assembly plan: piece k flies in along the direction it slides into place. Search
+mode replays the exact-cover trace: the stack of placements standing after each event.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+
+from models import geometry
+from models.polycube import PolycubePuzzle
+from solvers.polycube import PolycubeSolution
+from solvers.polycube_plan import assembly_plan
+from solvers.trace import EventKind
+from viewer.scenes._surface import cell_quads
+from viewer.scenes.base import ActorSpec, Pose, Scene, affine, bounds_of, quads_mesh
+
+FLY_CELLS = 1.0  # how far beyond the target a piece starts its flight
+
+
+def piece_mesh(cells: np.ndarray):
+    """The piece's outer faces as quads, so drawn edges follow the cell grid."""
+    vertices, quads = cell_quads(cells)
+    return quads_mesh(vertices, quads)
+
+
+@cache
+def _symmetries() -> tuple[np.ndarray, ...]:
+    return geometry.symmetries()
+
+
+def placement_matrix(piece_cells: np.ndarray, placed: np.ndarray) -> np.ndarray:
+    """The 4×4 affine that maps a piece's own cells onto `placed` (rotation + offset)."""
+    target = {tuple(c) for c in placed.tolist()}
+    lo = placed.min(axis=0)
+    for rotation in _symmetries():
+        turned = piece_cells @ rotation.T
+        offset = lo - turned.min(axis=0)
+        if {tuple(c) for c in (turned + offset).tolist()} == target:
+            return affine(rotation, offset)
+    raise ValueError("the placed cells are not an image of the piece")
+
+
+def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
+    """One actor per piece instance (copies share their mesh)."""
+    specs = []
+    for t, piece in enumerate(puzzle.pieces):
+        mesh = piece_mesh(piece.cells)
+        for j in range(piece.copies):
+            suffix = f"#{j + 1}" if piece.copies > 1 else ""
+            specs.append(
+                ActorSpec(
+                    key=f"piece-{t}-{j}",
+                    mesh=mesh,
+                    color=colors[t],
+                    show_edges=True,
+                    role="piece",
+                    pickable=True,
+                    name=piece.name + suffix,
+                )
+            )
+    return specs
+
+
+def _outline(puzzle: PolycubePuzzle) -> ActorSpec:
+    vertices, quads = cell_quads(puzzle.target.cells)
+    mesh = quads_mesh(vertices, quads).extract_feature_edges(
+        boundary_edges=False, feature_edges=True, manifold_edges=False, non_manifold_edges=False
+    )
+    return ActorSpec(
+        "target-outline", mesh, color="#5a6472", opacity=0.35, role="guide", line_width=1.0
+    )
+
+
+def _camera_bounds(puzzle: PolycubePuzzle) -> tuple[float, ...]:
+    return bounds_of(puzzle.target.cells.astype(float), margin=0.5)
+
+
+def build(
+    puzzle: PolycubePuzzle,
+    solution: PolycubeSolution | None,
+    mode: str = "solution",
+    trace=None,
+) -> Scene:
+    """The scene of one solution (pieces fly in by the assembly plan) or of a search trace."""
+    colors = puzzle.colors()
+    actors = _instances(puzzle, colors)
+    actors.append(_outline(puzzle))
+    keys_of_type = {
+        t: [f"piece-{t}-{j}" for j in range(p.copies)] for t, p in enumerate(puzzle.pieces)
+    }
+    bounds = _camera_bounds(puzzle)
+    if mode == "search":
+        if trace is None:
+            raise ValueError("search mode needs a trace")
+        return _search_scene(puzzle, actors, keys_of_type, trace, bounds)
+    if solution is None:
+        return Scene(actors, 0, lambda step: _hidden(actors), bounds)
+    return _solution_scene(puzzle, solution, actors, keys_of_type, bounds)
+
+
+def _hidden(actors: list[ActorSpec]) -> dict[str, Pose]:
+    return {a.key: Pose(visible=False) for a in actors if a.role == "piece"}
+
+
+def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
+    plan = assembly_plan(puzzle, solution)
+    order = [(s.piece_index, np.array(s.vector, float)) for s in plan.steps]
+    # Pieces no straight move can bring in (a burr's last key) drop in from above, marked stuck.
+    order += [(k, np.array((0.0, 0.0, -1.0))) for k in plan.stuck]
+    seen_of_type: dict[int, int] = {}
+    key_of: dict[int, str] = {}
+    final: dict[int, np.ndarray] = {}
+    for k, placed in enumerate(solution.pieces):
+        j = seen_of_type.get(placed.piece, 0)
+        seen_of_type[placed.piece] = j + 1
+        key_of[k] = keys_of_type[placed.piece][j]
+        final[k] = placement_matrix(puzzle.pieces[placed.piece].cells, placed.cells)
+    lo = np.array(bounds[0::2])
+    hi = np.array(bounds[1::2])
+    span = hi - lo
+    n = len(order)
+    names = {a.key: a.name for a in actors}
+
+    def flight(k: int, vector: np.ndarray, t: float) -> np.ndarray:
+        """Where piece k is a fraction t of the way in: it travels against its direction."""
+        distance = float(np.abs(vector) @ span) + FLY_CELLS
+        m = final[k].copy()
+        m[:3, 3] -= vector * distance * (1.0 - _ease(t))
+        return m
+
+    def pose(step: float) -> dict[str, Pose]:
+        step = min(max(step, 0.0), n)
+        whole = math.floor(step)
+        frac = step - whole
+        moving = math.ceil(step) - 1  # the order index that moves in this step
+        done = step >= n
+        out = _hidden(actors)
+        for i, (k, vector) in enumerate(order):
+            if i < whole:
+                matrix = final[k]
+            elif i == whole and frac > 0:
+                matrix = flight(k, vector, frac)
+            else:
+                continue
+            emphasis = "normal" if done else ("active" if i == moving else "dim")
+            out[key_of[k]] = Pose(matrix, True, emphasis)
+        return out
+
+    def describe(step: float) -> str:
+        i = math.ceil(min(max(step, 0.0), n)) - 1
+        if i < 0:
+            return "empty target"
+        k, _ = order[i]
+        direction = plan.steps[i].direction if i < len(plan.steps) else "-z (stuck)"
+        return f"{names[key_of[k]]} slides in along {direction}"
+
+    return Scene(actors, n, pose, bounds, describe=describe)
+
+
+def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
+    problem = trace.decoder
+    events = trace.events
+    stacks = _stacks(events)
+    matrices: dict[int, np.ndarray] = {}
+
+    def matrix_of(row: int) -> np.ndarray:
+        if row not in matrices:
+            p = problem.placements[row]
+            matrices[row] = placement_matrix(puzzle.pieces[p.piece].cells, problem.row_cells[row])
+        return matrices[row]
+
+    def pose(step: float) -> dict[str, Pose]:
+        s = int(min(max(step, 0), len(events)))
+        stack = stacks[s]
+        last = events[s - 1] if s > 0 else None
+        out = _hidden(actors)
+        used: dict[int, int] = {}
+        for i, row in enumerate(stack):
+            t = problem.placements[row].piece
+            j = used.get(t, 0)
+            used[t] = j + 1
+            active = last is not None and last.kind is EventKind.PLACE and i == len(stack) - 1
+            out[keys_of_type[t][j]] = Pose(matrix_of(row), True, "active" if active else "dim")
+        if last is not None and last.kind is EventKind.SOLUTION:
+            out = {k: Pose(p.matrix, p.visible, "normal") for k, p in out.items()}
+        return out
+
+    def describe(step: float) -> str:
+        s = int(min(max(step, 0), len(events)))
+        if s == 0:
+            return "search start"
+        event = events[s - 1]
+        if event.kind is EventKind.SOLUTION:
+            return "solution found"
+        verb = "place" if event.kind is EventKind.PLACE else "backtrack: remove"
+        return f"{verb} {trace.describe(event.choice)}"
+
+    def depth(step: float) -> int:
+        return len(stacks[int(min(max(step, 0), len(events)))])
+
+    return Scene(actors, len(events), pose, bounds, describe=describe, depth=depth)
+
+
+def _stacks(events) -> list[tuple[int, ...]]:
+    """The stack after every prefix of the trace (`stack_at` for all steps in one pass)."""
+    out = [()]
+    stack: list[int] = []
+    for event in events:
+        if event.kind is EventKind.PLACE:
+            del stack[event.depth :]
+            stack.append(event.choice)
+        elif event.kind is EventKind.REMOVE:
+            del stack[event.depth :]
+        out.append(tuple(stack))
+    return out
+
+
+def _ease(t: float) -> float:
+    """Smoothstep: pieces start and land gently."""
+    t = min(max(t, 0.0), 1.0)
+    return t * t * (3 - 2 * t)
