@@ -70,9 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Write a random set of N dice in N colours that has exactly one distinct "
         "solution. The same --seed always gives the same file.",
     )
-    gen.add_argument(
-        "--dice", type=_dice_count, required=True, metavar="N", help=f"1..{MAX_DICE}"
-    )
+    gen.add_argument("--dice", type=_dice_count, required=True, metavar="N", help=f"1..{MAX_DICE}")
     gen.add_argument("--seed", type=int, help="random seed (default: a fresh one, recorded)")
     gen.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     gen.set_defaults(func=run_generate)

@@ -10,16 +10,12 @@ solution as one file.
 from __future__ import annotations
 
 import argparse
-import re
-from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from cli.polycube import load_any_polycube
 from models.errors import NoSolution, PuzzleError
-from models.mesh import piece_surface, volume, write_stl
 from models.polycube import PolycubePuzzle
+from models.stl_export import Part, piece_parts, write_part
 from solvers.polycube import PolycubeSolution
 from solvers.polycube_identify import SolutionIndex
 
@@ -58,75 +54,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     stl.set_defaults(func=run_stl)
 
 
-@dataclass(frozen=True)
-class Part:
-    """One file's worth: a piece instance (or the whole assembly) and where it goes."""
-
-    filename: str
-    label: str
-    cells: list[np.ndarray]  # one cell array per closed shell
-    name: str
-
-
-def safe_stem(name: str) -> str:
-    """A file name from a piece name: letters, digits, '.', '_' and '-' only."""
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
-    return stem or "piece"
-
-
-def _unique(stem: str, taken: set[str]) -> str:
-    """`stem.stl`, or `stem-2.stl`, ...: never two files differing only in case."""
-    candidate, n = f"{stem}.stl", 1
-    while candidate.lower() in taken:
-        n += 1
-        candidate = f"{stem}-{n}.stl"
-    taken.add(candidate.lower())
-    return candidate
-
-
 def parts(
     puzzle: PolycubePuzzle, solution: PolycubeSolution | None, number: int | None, assembly: bool
 ) -> list[Part]:
     """What to write: each piece instance (at its place in `solution`, if given), then the
-    assembly."""
-    taken: set[str] = set()
-    out: list[Part] = []
-    if solution is not None:
-        instances = [(placed.piece, placed.cells) for placed in solution.pieces]
-    else:
-        instances = [(t, p.cells) for t, p in enumerate(puzzle.pieces) for _ in range(p.copies)]
-    seen: dict[int, int] = {}
-    for t, cells in instances:
-        piece = puzzle.pieces[t]
-        seen[t] = seen.get(t, 0) + 1
-        stem, label = safe_stem(piece.name), piece.name
-        if piece.copies > 1:
-            stem, label = f"{stem}-{seen[t]}", f"{piece.name} {seen[t]}"
-        out.append(Part(_unique(stem, taken), label, [cells], f"{puzzle.name} {label}"))
+    assembly (models/stl_export.py, shared with the window's File ▸ Export STL)."""
+    instances = None if solution is None else [(p.piece, p.cells) for p in solution.pieces]
+    whole = None
     if assembly and solution is not None:
-        out.append(
-            Part(
-                _unique(f"assembly-{number}", taken),
-                f"solution {number}",
-                [placed.cells for placed in solution.pieces],
-                f"{puzzle.name} solution {number}",
-            )
-        )
-    return out
-
-
-def write_part(part: Part, folder: Path, cell_mm: float, gap_mm: float) -> tuple[int, float]:
-    """Write one STL; returns (triangles, volume in mm³)."""
-    vertices, triangles = [], []
-    base = 0
-    for cells in part.cells:
-        v, t = piece_surface(cells, gap=gap_mm, cell_size=cell_mm)
-        vertices.append(v)
-        triangles.append(t + base)
-        base += len(v)
-    v, t = np.vstack(vertices), np.vstack(triangles)
-    write_stl(folder / part.filename, v, t, part.name)
-    return len(t), volume(v, t)
+        whole = (f"assembly-{number}", f"solution {number}")
+    return piece_parts(puzzle, instances, whole)
 
 
 def run_stl(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from models.dice import FRONT, LEFT, ORIENTATIONS, RIGHT, BACK, DicePuzzle, Stack, canonical_look
+from models.dice import BACK, FRONT, LEFT, ORIENTATIONS, RIGHT, DicePuzzle, Stack, canonical_look
 from solvers.trace import EventKind, TraceEvent
 
 N_ORIENTATIONS = len(ORIENTATIONS)

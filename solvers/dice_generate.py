@@ -14,6 +14,7 @@ so a seed always gives the same file.
 from __future__ import annotations
 
 import random
+
 from models.dice import DEFAULT_COLORS, DicePuzzle, canonical_look, orient
 from solvers.dice_graph import graph_solutions
 

@@ -101,9 +101,11 @@ class Search:
         self._oend = np.zeros(depth_cap, np.int64)
         self._oidx = np.zeros(depth_cap, np.int64)
         self._chosen = np.zeros(depth_cap, np.int64)
-        self._mark = np.zeros(depth_cap, np.int64)
+        n_items = max(problem.n_columns, 1)
+        self._saved_size = np.zeros((depth_cap, n_items), np.int64)
+        self._has_multi = bool((mult[: problem.n_primary] > 1).any())
+        self._saved_count = np.zeros((depth_cap if self._has_multi else 1, n_items), np.int64)
         self._saved_active = np.zeros(depth_cap, np.int64)
-        self._trail = np.zeros(len(opt_items) + int(mult.sum()) + 2, np.int64)
         extra = int((mult[: problem.n_primary] - 1).sum())
         self._ostack = np.zeros(max(len(problem.rows), 1) * (2 + extra), np.int64)
         cap = trace_buffer if trace else 4
@@ -148,9 +150,9 @@ class Search:
         while True:
             code = K.run(
                 *self._matrix, *self._sets, self._mult, self._st, self._item, self._kind,
-                self._ostart, self._oend, self._oidx, self._chosen, self._mark,
-                self._saved_active, self._trail, self._ostack, *self._ev,
-                self.slice_nodes, count_only, self.tracing,
+                self._ostart, self._oend, self._oidx, self._chosen, self._saved_size,
+                self._saved_count, self._saved_active, self._ostack, *self._ev,
+                self.slice_nodes, count_only, self.tracing, self._has_multi,
             )  # fmt: skip
             if code != K.R_OVERFLOW:
                 break

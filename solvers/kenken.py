@@ -83,6 +83,8 @@ class _Plan:
         # per cage: [(bit offset of the line slice, cells of that line outside the cage)]
         self.lines: list[list[tuple[int, tuple[int, ...]]]] = []
         self.high: list[int] = []
+        # failures seen per cage: the search prefers cells in cages that keep failing
+        self.weight = [1] * len(puzzle.cages)
         for k, cage in enumerate(puzzle.cages):
             cells = tuple(r * n + c for r, c in cage.cells)
             self.cage_cells.append(cells)
@@ -150,6 +152,7 @@ def _propagate(plan: _Plan, state: _State, dirty: set[int], singles: list[int], 
                     if d & bit:
                         d &= ~bit
                         if not d:
+                            plan.weight[cage_of[p]] += 1
                             return False
                         dom[p] = d
                         dirty.add(cage_of[p])
@@ -169,6 +172,7 @@ def _propagate(plan: _Plan, state: _State, dirty: set[int], singles: list[int], 
                 continue
             survivors = [t for t in tups[k] if not t & forbid]
             if not survivors:
+                plan.weight[k] += 1
                 return False
             tups[k] = survivors
             union = reduce(or_, survivors)
@@ -183,6 +187,7 @@ def _propagate(plan: _Plan, state: _State, dirty: set[int], singles: list[int], 
             for cell, d in zip(cells, slices, strict=True):
                 if d != dom[cell]:
                     if not d:
+                        plan.weight[k] += 1
                         return False
                     dom[cell] = d
                     if not d & (d - 1):
@@ -197,6 +202,7 @@ def _propagate(plan: _Plan, state: _State, dirty: set[int], singles: list[int], 
                             if d & need:
                                 d &= ~need
                                 if not d:
+                                    plan.weight[cage_of[p]] += 1
                                     return False
                                 dom[p] = d
                                 dirty.add(cage_of[p])
@@ -291,44 +297,116 @@ class KenKenSearch:
 
     def _search(self, state: _State, depth: int, on_progress: ProgressCallback | None):
         plan = self._plan
-        dom = state.dom
-        best, best_count = -1, 99
-        for cell, d in enumerate(dom):
-            if d & (d - 1):
-                count = d.bit_count()
-                if count < best_count:
-                    best, best_count = cell, count
-                    if count == 2:
-                        break
-        if best < 0:
+        if PROBE and not _probe(plan, state):
+            return
+        options = _branching(plan, state.dom)
+        if options is None:
             self.found += 1
             if self.tracing:
                 self.events.append(TraceEvent(EventKind.SOLUTION, -1, depth))
-            yield _grid(plan, dom)
+            yield _grid(plan, state.dom)
             return
-        digits = [d + 1 for d in range(plan.n) if dom[best] >> d & 1]
-        branch = [0, len(digits)]
+        branch = [0, len(options)]
         self._branches.append(branch)
         n = plan.n
         try:
-            for index, digit in enumerate(digits):
+            for index, (cell, digit) in enumerate(options):
+                bit = 1 << (digit - 1)
+                if not state.dom[cell] & bit:
+                    continue  # ruled out by refuting the options before it
                 if self._cancel.is_set():
                     return
                 branch[0] = index
                 self.nodes += 1
                 if on_progress is not None and not self.nodes & 255:
                     on_progress(self)
-                choice = choice_id(best // n, best % n, digit, n)
+                choice = choice_id(cell // n, cell % n, digit, n)
                 if self.tracing:
                     self.events.append(TraceEvent(EventKind.PLACE, choice, depth))
-                child = state.copy() if index < len(digits) - 1 else state
-                child.dom[best] = 1 << (digit - 1)
-                if _propagate(plan, child, {plan.cage_of[best]}, [best], MAX_LEVEL):
+                last = index == len(options) - 1
+                child = state if last else state.copy()
+                child.dom[cell] = bit
+                if _propagate(plan, child, {plan.cage_of[cell]}, [cell], MAX_LEVEL):
                     yield from self._search(child, depth + 1, on_progress)
                 if self.tracing and not self._cancel.is_set():
                     self.events.append(TraceEvent(EventKind.REMOVE, choice, depth))
+                if last:
+                    break
+                # every solution with this choice is behind us: rule it out and propagate
+                remaining = state.dom[cell] & ~bit
+                if not remaining:
+                    break
+                state.dom[cell] = remaining
+                singles = [cell] if not remaining & (remaining - 1) else []
+                if not _propagate(plan, state, {plan.cage_of[cell]}, singles, MAX_LEVEL):
+                    break
         finally:
             self._branches.pop()
+
+
+PROBE = True
+
+
+def _probe(plan: _Plan, state: _State) -> bool:
+    """Failed-literal test: a digit whose placement leads to a contradiction is ruled out."""
+    dom = state.dom
+    changed = True
+    while changed:
+        changed = False
+        for cell in range(plan.ncells):
+            d = dom[cell]
+            if not d & (d - 1):
+                continue
+            for digit in range(plan.n):
+                bit = 1 << digit
+                if not dom[cell] & bit:
+                    continue
+                trial = state.copy()
+                trial.dom[cell] = bit
+                if not _propagate(plan, trial, {plan.cage_of[cell]}, [cell], MAX_LEVEL):
+                    rest = dom[cell] & ~bit
+                    if not rest:
+                        return False
+                    dom[cell] = rest
+                    singles = [cell] if not rest & (rest - 1) else []
+                    if not _propagate(plan, state, {plan.cage_of[cell]}, singles, MAX_LEVEL):
+                        return False
+                    dom = state.dom
+                    changed = True
+    return True
+
+
+def _branching(plan: _Plan, dom: Sequence[int]) -> list[tuple[int, int]] | None:
+    """The (cell, digit) alternatives to try, one of which must hold; None when solved.
+
+    Either the digits of the cell with fewest candidates, or the cells of the row or column
+    where some digit has fewest places left, whichever is fewer."""
+    best, best_score, best_count = -1, 1e9, 99
+    weight, cage_of = plan.weight, plan.cage_of
+    for cell, d in enumerate(dom):
+        if d & (d - 1):
+            count = d.bit_count()
+            score = count / weight[cage_of[cell]]
+            if score < best_score:
+                best, best_score, best_count = cell, score, count
+    if best < 0:
+        return None
+    if best_count > 2:
+        n = plan.n
+        for unit in plan.units:
+            doms = [dom[cell] for cell in unit]
+            for digit in range(n):
+                bit = 1 << digit
+                places = [cell for cell, d in zip(unit, doms, strict=True) if d & bit]
+                if 1 < len(places) < best_count:
+                    best_count = len(places)
+                    options = [(cell, digit + 1) for cell in places]
+                    if best_count == 2:
+                        return options
+        if best_count < dom[best].bit_count():
+            return options
+    d = dom[best]
+    return [(best, digit + 1) for digit in range(plan.n) if d >> digit & 1]
 
 
 def solve(puzzle: KenKenPuzzle, limit: int | None = None) -> list[Grid]:

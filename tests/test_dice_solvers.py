@@ -133,7 +133,8 @@ def test_search_is_lazy_and_cancellable():
 
 
 def test_cancel_from_another_thread_stops_a_long_search():
-    puzzle = DicePuzzle("no colour twice", [list("abcdef")] * 6)  # hopeless, so it runs on
+    # seven dice in six colours: hopeless, but only deep in the tree, so it runs on
+    puzzle = DicePuzzle("seven dice, six colours", [list("abcdef")] * 7)
     search = DiceSearch(puzzle)
     seen = []
 

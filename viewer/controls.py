@@ -66,6 +66,82 @@ def make_step_actions(parent: QWidget) -> dict[str, QAction]:
     return actions
 
 
+MODE_TIPS = {
+    "solution": "pieces placed one by one in assembly order",
+    "search": "the solver's search replayed, backtracks included",
+    "play": "assemble it yourself: pieces beside the empty target (polycube puzzles)",
+}
+
+#: name -> (text, shortcut, tip): the hands-on viewer's actions (keys per issue 7)
+HANDSON_ACTIONS = {
+    "turn_x_pos": ("Turn about x", "X", "a quarter turn of the selected piece about x"),
+    "turn_x_neg": ("Turn back about x", "Shift+X", "a quarter turn the other way about x"),
+    "turn_y_pos": ("Turn about y", "Y", "a quarter turn of the selected piece about y"),
+    "turn_y_neg": ("Turn back about y", "Shift+Y", "a quarter turn the other way about y"),
+    "turn_z_pos": ("Turn about z", "Z", "a quarter turn of the selected piece about z"),
+    "turn_z_neg": ("Turn back about z", "Shift+Z", "a quarter turn the other way about z"),
+    "move_x_neg": ("Move −x", "Ctrl+Left", "one cell towards −x"),
+    "move_x_pos": ("Move +x", "Ctrl+Right", "one cell towards +x"),
+    "move_y_pos": ("Move +y", "Ctrl+Up", "one cell towards +y"),
+    "move_y_neg": ("Move −y", "Ctrl+Down", "one cell towards −y"),
+    "move_z_pos": ("Move up (+z)", "Ctrl+PgUp", "one cell up"),
+    "move_z_neg": ("Move down (−z)", "Ctrl+PgDown", "one cell down"),
+    "undo": ("Undo", "Ctrl+Z", "undo the last move"),
+    "redo": ("Redo", "Ctrl+Shift+Z", "redo the move undone"),
+    "reset_play": ("Reset pieces", "Ctrl+Shift+R", "every piece back beside the target"),
+    "hint": ("Hint", "H", "can this still be completed? where does one more piece go?"),
+    "apply_hint": ("Place the hinted piece", "Shift+H", "put the hinted piece in its place"),
+    "ghost": ("Ghost the others", "G", "all but the selected piece translucent"),
+    "export_stl": ("Export &STL…", "Ctrl+Shift+S", "pieces as STL files for 3D printing"),
+}
+TOOLBAR_TEXT = {
+    "turn_x_pos": "X↻", "turn_x_neg": "X↺", "turn_y_pos": "Y↻", "turn_y_neg": "Y↺",
+    "turn_z_pos": "Z↻", "turn_z_neg": "Z↺", "move_x_neg": "−x", "move_x_pos": "+x",
+    "move_y_neg": "−y", "move_y_pos": "+y", "move_z_neg": "−z", "move_z_pos": "+z",
+    "undo": "Undo", "redo": "Redo", "reset_play": "Reset", "hint": "Hint",
+    "apply_hint": "Place hint", "ghost": "Ghost",
+}  # fmt: skip
+
+
+def make_handson_actions(parent: QWidget) -> dict[str, QAction]:
+    """Rotate/move/undo/hint/ghost/export actions; the window connects and enables them."""
+    actions = {}
+    for name, (text, key, tip) in HANDSON_ACTIONS.items():
+        action = QAction(text, parent)
+        action.setShortcut(QKeySequence(key))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setToolTip(f"{tip} ({key})")
+        action.setObjectName(name)
+        if name in TOOLBAR_TEXT:
+            action.setIconText(TOOLBAR_TEXT[name])
+        actions[name] = action
+    actions["ghost"].setCheckable(True)
+    return actions
+
+
+class HandsOnBar(QToolBar):
+    """Turn and move buttons for the selected piece, undo/redo/reset, hint and ghosting."""
+
+    def __init__(self, actions: dict[str, QAction], parent=None) -> None:
+        super().__init__("Hands-on", parent)
+        self.setObjectName("handson")
+        self.setMovable(False)
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        groups = (
+            ("turn_x_pos", "turn_x_neg", "turn_y_pos", "turn_y_neg", "turn_z_pos", "turn_z_neg"),
+            ("move_x_neg", "move_x_pos", "move_y_neg", "move_y_pos", "move_z_neg", "move_z_pos"),
+            ("undo", "redo", "reset_play"),
+            ("hint", "apply_hint", "ghost"),
+        )
+        for group in groups:
+            for name in group:
+                self.addAction(actions[name])
+            self.addSeparator()
+        self.selected_label = QLabel("")
+        self.selected_label.setObjectName("selected_piece")
+        self.addWidget(self.selected_label)
+
+
 def make_mode_actions(parent: QWidget) -> tuple[QActionGroup, dict[str, QAction]]:
     group = QActionGroup(parent)
     group.setExclusive(True)
@@ -73,17 +149,14 @@ def make_mode_actions(parent: QWidget) -> tuple[QActionGroup, dict[str, QAction]
     for name, text, key in (
         ("solution", "Solution mode", "Ctrl+1"),
         ("search", "Search mode", "Ctrl+2"),
+        ("play", "Play mode", "Ctrl+3"),
     ):
         action = QAction(text, parent)
         action.setCheckable(True)
         action.setShortcut(QKeySequence(key))
         action.setObjectName(f"mode_{name}")
         action.setData(name)
-        action.setToolTip(
-            "pieces placed one by one in assembly order"
-            if name == "solution"
-            else "the solver's search replayed, backtracks included"
-        )
+        action.setToolTip(MODE_TIPS[name])
         group.addAction(action)
         actions[name] = action
     actions["solution"].setChecked(True)
@@ -119,8 +192,9 @@ class StepBar(QToolBar):
         self.speed.valueChanged.connect(self.speed_changed.emit)
         self.addWidget(self.speed)
         self.addSeparator()
-        for name in ("solution", "search"):
-            self.addAction(mode_actions[name])
+        for name in ("solution", "search", "play"):
+            if name in mode_actions:
+                self.addAction(mode_actions[name])
         self.depth_label = QLabel("")
         self.depth_label.setMinimumWidth(80)
         self.addWidget(self.depth_label)

@@ -114,7 +114,162 @@ class PolycubeFamily(Family):
         return Trace(search.events[:max_events], problem, problem.describe, truncated)
 
 
-FAMILIES: dict[str, type[Family]] = {"polycube": PolycubeFamily}
+# -- dice ------------------------------------------------------------------------------------
+
+
+class DiceFamily(Family):
+    """Instant Insanity: one stack (an orientation per die, bottom first) per solution."""
+
+    family = "dice"
+
+    @classmethod
+    def load(cls, path_or_id: str | Path) -> Any:
+        from models.dice import load_dice
+
+        return load_dice(path_or_id)
+
+    def solve(self) -> SolveJob:
+        # The distinct solutions in `tessera dice solve`'s order, so "--solution K" means the
+        # same stack everywhere. Dice sets have few raw solutions (8 per class, times 2 per
+        # extra cycle), so folding them all before the first is shown costs milliseconds; the
+        # graph search itself still stops on cancel.
+        import threading
+
+        from solvers.dice import fold, solutions
+
+        cancel = threading.Event()
+
+        def listing(on_progress: Progress | None) -> Iterator[Any]:
+            result = fold(self.puzzle, solutions(self.puzzle, "graph", cancel=cancel))
+            if cancel.is_set():
+                return
+            for k, stack in enumerate(result.distinct):
+                if on_progress is not None:
+                    on_progress((k + 1) / len(result.distinct), k)
+                yield stack
+
+        return SolveJob(listing, cancel.set)
+
+    def trace(self, max_events: int = MAX_TRACE_EVENTS) -> Trace:
+        from models.dice import SIDE_NAMES, SIDES, orient
+        from solvers.dice import DiceSearch, decode_choice
+
+        search = DiceSearch(self.puzzle, trace=True)
+        search.CHECK_EVERY = 64  # look at the event count often: stop soon after the cap
+        for _ in search.solutions(lambda s: len(s.events) > max_events and s.cancel()):
+            break
+        dice = self.puzzle.dice
+
+        def describe(choice: int) -> str:
+            die, k = decode_choice(choice)
+            faces = orient(dice[die], k)
+            sides = ", ".join(f"{SIDE_NAMES[i]} {faces[s]}" for i, s in enumerate(SIDES))
+            return f"die {die + 1} turned {k} ({sides})"
+
+        truncated = len(search.events) > max_events
+        return Trace(search.events[:max_events], decode_choice, describe, truncated)
+
+
+# -- domino ----------------------------------------------------------------------------------
+
+
+class DominoFamily(Family):
+    """Domino boards: a solution is a list of ((r1, c1), (r2, c2)) cell pairs."""
+
+    family = "domino"
+
+    @classmethod
+    def load(cls, path_or_id: str | Path) -> Any:
+        from models.domino import load_domino
+
+        return load_domino(path_or_id)
+
+    def solve(self) -> SolveJob:
+        from solvers.domino import DominoSolver
+
+        solver = DominoSolver(self.puzzle)
+
+        def listing(on_progress: Progress | None) -> Iterator[Any]:
+            report = None
+            if on_progress is not None:
+
+                def report(search) -> None:
+                    on_progress(search.progress(), search.found)
+
+            return solver.solutions(report)
+
+        return SolveJob(listing, solver.cancel)
+
+    def trace(self, max_events: int = MAX_TRACE_EVENTS) -> Trace:
+        from solvers.domino import DominoSolver
+
+        solver = DominoSolver(self.puzzle, trace=True)
+        solver.search.slice_nodes = 256  # stop soon after max_events, not a whole slice later
+        for _ in solver.solutions(lambda s: len(s.events) > max_events and s.cancel()):
+            break
+        events = solver.events
+
+        def describe(row: int) -> str:
+            a, b, (lo, hi) = solver.decode(row)
+            return f"tile {lo}-{hi} on {a} {b}"
+
+        return Trace(events[:max_events], solver, describe, len(events) > max_events)
+
+
+# -- kenken ----------------------------------------------------------------------------------
+
+
+class KenKenFamily(Family):
+    """KenKen: a solution is the grid of digits, rows top to bottom."""
+
+    family = "kenken"
+
+    @classmethod
+    def load(cls, path_or_id: str | Path) -> Any:
+        from models.kenken import load_kenken
+
+        return load_kenken(path_or_id)
+
+    def solve(self) -> SolveJob:
+        from solvers.kenken import KenKenSearch
+
+        search = KenKenSearch(self.puzzle)
+
+        def listing(on_progress: Progress | None) -> Iterator[Any]:
+            report = None
+            if on_progress is not None:
+
+                def report(s) -> None:
+                    on_progress(s.progress(), s.found)
+
+            return search.solutions(report)
+
+        return SolveJob(listing, search.cancel)
+
+    def trace(self, max_events: int = MAX_TRACE_EVENTS) -> Trace:
+        from functools import partial
+
+        from solvers.kenken import KenKenSearch, decode_choice
+
+        search = KenKenSearch(self.puzzle, trace=True)
+        for _ in search.solutions(lambda s: len(s.events) > max_events and s.cancel()):
+            break
+        decode = partial(decode_choice, size=self.puzzle.size)
+
+        def describe(choice: int) -> str:
+            r, c, digit = decode(choice)
+            return f"{digit} in row {r + 1}, column {c + 1}"
+
+        truncated = len(search.events) > max_events
+        return Trace(search.events[:max_events], decode, describe, truncated)
+
+
+FAMILIES: dict[str, type[Family]] = {
+    "polycube": PolycubeFamily,
+    "dice": DiceFamily,
+    "domino": DominoFamily,
+    "kenken": KenKenFamily,
+}
 
 
 def register(kind: str, cls: type[Family]) -> None:
@@ -142,10 +297,12 @@ def load(name_or_path: str | Path) -> Family:
         from models.dominosa_id import looks_like_id
         from models.keen_id import looks_like_keen_id
 
+        # Both IDs start `N:`; a Keen ID always has a comma (walls, then clues), Dominosa's
+        # digits never do.
+        if looks_like_keen_id(text) and "," in text:
+            return _make("kenken", text, text)
         if looks_like_id(text):
             return _make("domino", text, text)
-        if looks_like_keen_id(text):
-            return _make("kenken", text, text)
     path = resolve_puzzle(text)
     return _make(family_of_file(path), path, text)
 

@@ -4,6 +4,11 @@ The window owns a `ViewerState` and a `SceneRenderer` on a pyvistaqt `QtInteract
 change the state, the state's events move actors and refresh labels. Pieces are separate actors
 placed by `user_matrix` (see viewer/render.py), so the hands-on viewer can pick and move them
 without touching this file's stepping logic.
+
+Hands-on (issue 7): a left click on a piece selects it (pyvista mesh picking, helper actors not
+pickable); Play mode, hints and the inspector live in viewer/handson.py, viewer/play_view.py and
+viewer/inspect_view.py, and only listen to `models.play.PlayModel` and the `InspectState`.
+Renders are coalesced (`schedule_render`): a burst of moves or a slider drag costs one frame.
 """
 
 from __future__ import annotations
@@ -33,15 +38,20 @@ from models.assets import ASSETS
 from models.errors import NoSolution, PuzzleError
 from viewer import export, nonekeeper
 from viewer.controls import (
+    HandsOnBar,
     PuzzleBrowser,
     SolutionPanel,
     StepBar,
+    make_handson_actions,
     make_mode_actions,
     make_step_actions,
 )
 from viewer.families import Family, load
+from viewer.handson import MOVE_KEYS, TURN_KEYS, HandsOn
+from viewer.inspect_view import InspectPanel
 from viewer.render import SceneRenderer, style_plotter
 from viewer.state import ViewerState
+from viewer.stl_dialog import StlDialog, export_stl
 from viewer.worker import SolveWorker
 
 PLAY_INTERVAL_MS = 33  # ~30 frames a second while playing
@@ -55,6 +65,7 @@ class MainWindow(QMainWindow):
     puzzle_loaded = Signal(str)
     solving_finished = Signal(bool, int)  # cancelled?, count
     step_shown = Signal(float)
+    rendered = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -70,12 +81,23 @@ class MainWindow(QMainWindow):
         self.settings = QSettings("tessera", "viewer")
         self.none_keeper = nonekeeper.install(self)
 
-        self.plotter = QtInteractor(self, auto_update=False)
+        # No MSAA: ghosted pieces need depth peeling, which renders wrongly with MSAA on Mesa;
+        # FXAA smooths the edges instead.
+        self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
         style_plotter(self.plotter, anti_aliasing="fxaa")
         export.add_lights(self.plotter)
         self.plotter.reset_key_events()
         self.setCentralWidget(self.plotter.interactor)
         self.renderer = SceneRenderer(self.plotter)
+        self.handson = HandsOn(self)
+        self.plotter.enable_mesh_picking(
+            self.handson.on_pick, use_actor=True, left_clicking=True, show=False,
+            show_message=False,
+        )  # fmt: skip
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.setInterval(0)
+        self._render_timer.timeout.connect(self.render_now)
 
         self.actions: dict[str, QAction] = {}
         self._build_actions()
@@ -126,6 +148,26 @@ class MainWindow(QMainWindow):
             self.addAction(action)
         for name in ("first", "back", "play", "forward", "last"):
             self.addAction(self.actions[name])
+        self._build_handson_actions()
+
+    def _build_handson_actions(self) -> None:
+        actions = make_handson_actions(self)
+        self.actions.update(actions)
+        h = self.handson
+        for name, (axis, turns) in TURN_KEYS.items():
+            actions[name].triggered.connect(lambda _=False, a=axis, t=turns: h.turn(a, t))
+        for name, (axis, cells) in MOVE_KEYS.items():
+            actions[name].triggered.connect(lambda _=False, a=axis, c=cells: h.move(a, c))
+        actions["undo"].triggered.connect(h.undo)
+        actions["redo"].triggered.connect(h.redo)
+        actions["reset_play"].triggered.connect(h.reset)
+        actions["hint"].triggered.connect(h.ask_hint)
+        actions["apply_hint"].triggered.connect(h.apply_hint)
+        actions["ghost"].toggled.connect(h.state.set_ghost)
+        actions["export_stl"].triggered.connect(self.export_stl_dialog)
+        for action in actions.values():
+            self.addAction(action)
+        self.update_handson_actions()
 
     def _build_docks(self) -> None:
         self.browser = PuzzleBrowser()
@@ -149,6 +191,7 @@ class MainWindow(QMainWindow):
         mode_actions = {
             "solution": self.actions["mode_solution"],
             "search": self.actions["mode_search"],
+            "play": self.actions["mode_play"],
         }
         self.step_bar = StepBar(self.actions, mode_actions, self)
         self.step_bar.slider.valueChanged.connect(self.state.set_step)
@@ -157,6 +200,16 @@ class MainWindow(QMainWindow):
         self.step_bar.addAction(self.actions["reset_camera"])
         self.step_bar.addAction(self.actions["isometric"])
         self.addToolBar(Qt.ToolBarArea.BottomToolBarArea, self.step_bar)
+
+        self.inspect_panel = InspectPanel(self.handson.state, self.handson.inspector)
+        self.handson.message.connect(self.inspect_panel.message.setText)
+        inside = QDockWidget("Inside", self)
+        inside.setObjectName("inside")
+        inside.setWidget(self.inspect_panel)
+        inside.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, inside)
+        self.handson_bar = HandsOnBar(self.actions, self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.handson_bar)
 
     def _build_menus(self) -> None:
         a = self.actions
@@ -168,11 +221,13 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(a["export_image"])
         file_menu.addAction(a["export_animation"])
+        file_menu.addAction(a["export_stl"])
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
         view_menu = self.menuBar().addMenu("&View")
         view_menu.addAction(a["reset_camera"])
         view_menu.addAction(a["isometric"])
+        view_menu.addAction(a["ghost"])
         step_menu = self.menuBar().addMenu("&Step")
         for name in ("first", "back", "play", "forward", "last"):
             step_menu.addAction(a[name])
@@ -182,14 +237,29 @@ class MainWindow(QMainWindow):
         step_menu.addSeparator()
         step_menu.addAction(a["mode_solution"])
         step_menu.addAction(a["mode_search"])
+        step_menu.addAction(a["mode_play"])
         step_menu.addSeparator()
         step_menu.addAction(a["cancel"])
+        piece_menu = self.menuBar().addMenu("&Piece")
+        for group in (
+            ("turn_x_pos", "turn_x_neg", "turn_y_pos", "turn_y_neg", "turn_z_pos", "turn_z_neg"),
+            ("move_x_neg", "move_x_pos", "move_y_neg", "move_y_pos", "move_z_neg", "move_z_pos"),
+            ("undo", "redo", "reset_play"),
+            ("hint", "apply_hint"),
+        ):
+            for name in group:
+                piece_menu.addAction(a[name])
+            piece_menu.addSeparator()
 
     def _build_status(self) -> None:
         self.status_puzzle = QLabel("no puzzle")
         self.status_solution = QLabel("")
         self.status_step = QLabel("")
-        for label in (self.status_puzzle, self.status_solution, self.status_step):
+        self.status_selected = QLabel("")
+        self.status_selected.setObjectName("status_selected")
+        for label in (
+            self.status_selected, self.status_puzzle, self.status_solution, self.status_step,
+        ):  # fmt: skip
             self.statusBar().addPermanentWidget(label)
 
     # -- puzzles -----------------------------------------------------------------------------
@@ -207,7 +277,12 @@ class MainWindow(QMainWindow):
         self.set_playing(False)
         self.stop_worker()
         self._frame_next = True
+        was_playing = self.handson.playing
+        self.handson.leave_play()
         self.state.set_family(family)
+        if was_playing and not self.handson.enter_play():
+            self.actions[f"mode_{self.state.mode}"].setChecked(True)
+        self.update_handson_actions()
         if label and (Path(label).exists() or family.source == label):
             self._remember(label)
         self.solution_panel.reset()
@@ -289,8 +364,30 @@ class MainWindow(QMainWindow):
         self.state.back()
 
     def set_mode(self, mode: str) -> None:
+        """Solution, Search or Play (Play: polycube puzzles only)."""
         self.set_playing(False)
+        if mode == "play":
+            if not self.handson.enter_play():
+                self.actions[f"mode_{self.state.mode}"].setChecked(True)
+                self.show_error("Play mode is for polycube puzzles")
+            else:
+                self.actions["mode_play"].setChecked(True)
+                self.inspect_panel.rebuild()
+            self.update_handson_actions()
+            self._update_status()
+            return
+        if self.handson.playing:
+            self.handson.leave_play()
+            if mode == self.state.mode and self.state.scene is not None:
+                self._frame_next = True
+                self._on_scene(self.state.scene)  # the same mode's scene, shown again
+                self._on_step(self.state.step)
         self.state.set_mode(mode)
+        self.update_handson_actions()
+
+    @property
+    def mode(self) -> str:
+        return "play" if self.handson.playing else self.state.mode
 
     def set_playing(self, playing: bool) -> None:
         action = self.actions["play"]
@@ -334,8 +431,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"Tessera — {family.name}")
 
     def _on_scene(self, scene) -> None:
+        if self.handson.playing:
+            return  # Play mode owns the view; this scene is shown when it is left
         self.renderer.show(scene, self.state.step, frame=self._frame_next)
         self._frame_next = False
+        self.handson.scene_replaced()
+        self.inspect_panel.rebuild()
         row = self.state.solution_index
         if row >= 0 and self.solution_panel.list.currentRow() != row:
             self.solution_panel.list.blockSignals(True)
@@ -343,8 +444,11 @@ class MainWindow(QMainWindow):
             self.solution_panel.list.blockSignals(False)
 
     def _on_step(self, step: float) -> None:
+        if self.handson.playing:
+            return
         self.renderer.apply(step)
-        self.plotter.render()
+        self.handson.stepped()
+        self.render_now()
         self.step_bar.show_step(step, self.state.n_steps)
         self._update_status()
         self.step_shown.emit(step)
@@ -354,14 +458,17 @@ class MainWindow(QMainWindow):
         self._update_status()
 
     def _on_mode(self, mode: str) -> None:
-        self.actions[f"mode_{mode}"].setChecked(True)
+        if not self.handson.playing:
+            self.actions[f"mode_{mode}"].setChecked(True)
         self.step_bar.speed.setValue(2.0 if mode == "solution" else 25.0)
 
     def _update_status(self) -> None:
         s = self.state
         n = len(s.solutions)
         more = "+" if self.solving else ""
-        if s.mode == "search":
+        if self.handson.playing:
+            self.status_solution.setText("Play mode")
+        elif s.mode == "search":
             trace = s.trace
             cut = " (cut)" if trace is not None and trace.truncated else ""
             self.status_solution.setText(f"search trace{cut}")
@@ -371,10 +478,102 @@ class MainWindow(QMainWindow):
             self.status_solution.setText("no solution yet" if self.solving else "no solution")
         step = f"{s.step:.2f}".rstrip("0").rstrip(".")
         self.status_step.setText(f"step {step} of {s.n_steps}")
-        if s.scene is not None:
+        if s.scene is not None and not self.handson.playing:
             depth = s.scene.depth(s.step)
             self.step_bar.depth_label.setText("" if depth is None else f" depth {depth}")
             self.statusBar().showMessage(s.scene.describe(s.step))
+
+    # -- hands-on ------------------------------------------------------------------------------
+    def schedule_render(self) -> None:
+        """Render once the current burst of changes is over (coalesced on the event loop)."""
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def render_now(self) -> None:
+        self._render_timer.stop()
+        # pieces moved since the camera was framed (Play table, explode): nothing may be cut
+        self.plotter.renderer.ResetCameraClippingRange()
+        self.plotter.render()
+        self.rendered.emit()
+
+    @property
+    def render_pending(self) -> bool:
+        return self._render_timer.isActive()
+
+    def show_selection(self, name: str) -> None:
+        self.status_selected.setText(name)
+        self.handson_bar.selected_label.setText(f"  selected: {name}" if name else "")
+        if name:
+            self.statusBar().showMessage(f"{name} selected")
+
+    def update_handson_actions(self) -> None:
+        """Turn/move need Play mode and a selected piece; undo/redo follow the model."""
+        h = self.handson
+        if not hasattr(self, "step_bar"):
+            return
+        playing = h.playing
+        chosen = playing and h.selected_piece is not None
+        for name in (*TURN_KEYS, *MOVE_KEYS):
+            self.actions[name].setEnabled(chosen)
+        model = h.model
+        self.actions["undo"].setEnabled(playing and model is not None and model.can_undo)
+        self.actions["redo"].setEnabled(playing and model is not None and model.can_redo)
+        for name in ("reset_play", "hint", "apply_hint"):
+            self.actions[name].setEnabled(playing)
+        self.actions["mode_play"].setEnabled(h.can_play())
+        for name in ("first", "back", "play", "forward", "last"):
+            self.actions[name].setEnabled(not playing)
+        self.actions["previous_solution"].setEnabled(not playing)
+        self.actions["next_solution"].setEnabled(not playing)
+        self.step_bar.slider.setEnabled(not playing)
+        if model is not None:
+            undo, redo = model.undo_label, model.redo_label
+            self.actions["undo"].setText(f"Undo {undo}" if undo else "Undo")
+            self.actions["redo"].setText(f"Redo {redo}" if redo else "Redo")
+
+    def stl_source(self):
+        """(puzzle, instances, assembly) for Export STL from what is on screen now."""
+        family = self.state.family
+        if family is None or family.family != "polycube":
+            raise ValueError("STL export is for polycube puzzles")
+        puzzle = family.puzzle
+        if self.handson.playing:
+            model = self.handson.model
+            instances = [(p.piece, model.cells(p.index)) for p in model.pieces]
+            return puzzle, instances, ("assembly-play", "play table")
+        if self.state.mode == "solution" and self.state.solution is not None:
+            number = self.state.solution_index + 1
+            instances = [(p.piece, p.cells) for p in self.state.solution.pieces]
+            return puzzle, instances, (f"assembly-{number}", f"solution {number}")
+        return puzzle, None, None
+
+    def export_stl(
+        self, folder: str | Path, cell_mm: float = 20.0, gap_mm: float = 0.0, whole: bool = False
+    ) -> list[tuple[Path, float]]:
+        """Write the pieces shown (or the whole assembly) as STL; returns (path, volume mm³)."""
+        puzzle, instances, assembly = self.stl_source()
+        written = export_stl(folder, puzzle, instances, assembly, whole, cell_mm, gap_mm)
+        self.statusBar().showMessage(f"wrote {len(written)} STL file(s) to {folder}", 10000)
+        return written
+
+    def export_stl_dialog(self) -> None:
+        try:
+            _, instances, _ = self.stl_source()
+        except ValueError as exc:
+            self.show_error(str(exc))
+            return
+        dialog = StlDialog(self, can_assemble=instances is not None)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Export STL into folder")
+        if not folder:
+            return
+        try:
+            self.export_stl(
+                folder, dialog.cell_mm.value(), dialog.gap_mm.value(), dialog.whole.isChecked()
+            )
+        except (OSError, ValueError) as exc:
+            QMessageBox.warning(self, "Export failed", str(exc))
 
     # -- camera -------------------------------------------------------------------------------
     def reset_camera(self) -> None:
@@ -456,6 +655,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.play_timer.stop()
+        self._render_timer.stop()
+        self.handson.shutdown()
         self.stop_worker()
         for worker in self._old_workers:
             worker.wait(2000)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Literal
 
 import numpy as np
@@ -91,3 +92,73 @@ def bounds_of(points: np.ndarray, margin: float = 0.5) -> tuple[float, ...]:
     lo = points.min(axis=0) - margin
     hi = points.max(axis=0) + margin
     return (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
+
+
+def boxes_mesh(boxes) -> pv.PolyData:
+    """Axis-aligned boxes `(x0, x1, y0, y1, z0, z1)` as one quad mesh (borders, bars, slabs).
+
+    Built straight from corners: merging hundreds of `pv.Box` meshes is far slower."""
+    b = np.asarray(boxes, float).reshape(-1, 6)
+    corners = np.array([[i, j, k] for k in (0, 1) for j in (0, 1) for i in (0, 1)])
+    lo, hi = b[:, 0::2], b[:, 1::2]
+    vertices = lo[:, None, :] + corners[None, :, :] * (hi - lo)[:, None, :]
+    faces = np.array(
+        [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]]
+    )
+    quads = (np.arange(len(b))[:, None, None] * 8 + faces[None]).reshape(-1, 4)
+    return quads_mesh(vertices.reshape(-1, 3), quads)
+
+
+#: vtkVectorText draws ASCII only: the maths signs become their ASCII look-alikes.
+_ASCII = str.maketrans({"−": "-", "×": "x", "÷": "/"})
+_GLYPH_HEIGHT = 1.1  # vtkVectorText's height of a digit or capital, in its own units
+
+
+def text_mesh(text: str, height: float, depth: float = 0.02) -> pv.PolyData:
+    """Flat 3D text facing +z, reading along +x, centred on the origin; `height` is that of a
+    digit, so labels of one size line up whatever letters they hold. A mesh like any other
+    (not a 2D overlay): it moves with `user_matrix` and draws the same on and off screen."""
+    points, triangles = text_triangles(text, height, depth)
+    return pv.PolyData.from_regular_faces(points.copy(), triangles)
+
+
+@cache
+def text_triangles(text: str, height: float, depth: float = 0.02) -> tuple[np.ndarray, np.ndarray]:
+    """`text_mesh` as (points, triangles) arrays, cached: boards repeat the same few labels."""
+    mesh = pv.Text3D(text.translate(_ASCII), depth=1.0)
+    if mesh.n_points == 0:
+        return np.zeros((0, 3)), np.zeros((0, 3), np.int64)
+    mesh = mesh.triangulate()
+    s = height / _GLYPH_HEIGHT
+    points = (np.asarray(mesh.points) - np.array(mesh.center)) * np.array([s, s, depth])
+    points.flags.writeable = False
+    return points, mesh.regular_faces
+
+
+def merge_triangles(parts) -> pv.PolyData:
+    """One mesh from many (points, triangles) pairs: much faster than `pv.merge` for the
+    hundreds of small labels and pips a board has."""
+    parts = [(np.asarray(p, float), np.asarray(t)) for p, t in parts if len(t)]
+    if not parts:
+        return pv.PolyData()
+    offsets = np.cumsum([0] + [len(p) for p, _ in parts[:-1]])
+    points = np.concatenate([p for p, _ in parts])
+    triangles = np.concatenate([t + o for (_, t), o in zip(parts, offsets, strict=True)])
+    return pv.PolyData.from_regular_faces(points, triangles)
+
+
+def trace_stacks(events) -> list[tuple[int, ...]]:
+    """The choices standing after every prefix of a search trace (`solvers.trace.stack_at`
+    for all steps in one pass): what Search mode shows at each step."""
+    from solvers.trace import EventKind
+
+    out: list[tuple[int, ...]] = [()]
+    stack: list[int] = []
+    for event in events:
+        if event.kind is EventKind.PLACE:
+            del stack[event.depth :]
+            stack.append(event.choice)
+        elif event.kind is EventKind.REMOVE:
+            del stack[event.depth :]
+        out.append(tuple(stack))
+    return out

@@ -1,0 +1,362 @@
+"""The hands-on controller: picking, selection, Play mode, hints and solved checks.
+
+It owns no puzzle facts. Play state lives in `models.play.PlayModel`, display choices in
+`viewer.inspect_view.InspectState`; this object turns clicks and QActions into calls on them
+and their events into actor changes and status text. Solver work (a hint, "which solution is
+this?") runs in a `Task` thread so the window never waits on it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import numpy as np
+from PySide6.QtCore import QObject, QThread, Signal
+
+from models.play import PlayModel
+from viewer.inspect_view import Inspector, InspectState
+from viewer.play_view import PlayView, key_of
+
+MOVE_KEYS = {  # action name -> (axis, cells)
+    "move_x_pos": (0, 1),
+    "move_x_neg": (0, -1),
+    "move_y_pos": (1, 1),
+    "move_y_neg": (1, -1),
+    "move_z_pos": (2, 1),
+    "move_z_neg": (2, -1),
+}
+TURN_KEYS = {  # action name -> (axis, quarter turns)
+    "turn_x_pos": (0, 1),
+    "turn_x_neg": (0, -1),
+    "turn_y_pos": (1, 1),
+    "turn_y_neg": (1, -1),
+    "turn_z_pos": (2, 1),
+    "turn_z_neg": (2, -1),
+}
+
+
+class Task(QThread):
+    """Runs one function in a thread; `done(result)` or `failed(message)` on the GUI thread."""
+
+    done = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, fn: Callable[[], object], parent=None) -> None:
+        super().__init__(parent)
+        self.fn = fn
+
+    def run(self) -> None:
+        try:
+            result = self.fn()
+        except Exception as exc:  # a solver bug is a message, not a dead app
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+            return
+        self.done.emit(result)
+
+
+class HandsOn(QObject):
+    """Wires picking, the hands-on actions, Play mode and the inspector into the window."""
+
+    selection_changed = Signal(str)  # the selected piece's name ("" for none)
+    hint_ready = Signal(object)  # a solvers.polycube_hint.Hint
+    solved_as = Signal(int)  # the distinct solution number of a solved table (0: unknown)
+    message = Signal(str)
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.renderer = window.renderer
+        self.state = InspectState()
+        self.inspector = Inspector(self.renderer, self.state)
+        self.model: PlayModel | None = None
+        self.view: PlayView | None = None
+        self.last_hint = None
+        self.solved_number: int | None = None
+        self._index = None
+        self._index_lock = threading.Lock()
+        self._tasks: list[Task] = []
+        self._hint_actors: list = []
+        self._moves = 0  # bumped on every move: answers about an older table are dropped
+        self.state.changed.connect(self._on_inspect_changed)
+
+    # -- modes --------------------------------------------------------------------------------
+    @property
+    def playing(self) -> bool:
+        return self.view is not None
+
+    def can_play(self) -> bool:
+        family = self.window.state.family
+        return family is not None and family.family == "polycube"
+
+    def enter_play(self) -> bool:
+        """Show the Play table (a new one for a new puzzle, else the one left behind)."""
+        if not self.can_play():
+            return False
+        puzzle = self.window.state.family.puzzle
+        if self.model is None or self.model.puzzle is not puzzle:
+            self._new_model(puzzle)
+        if self.view is None:
+            self.view = PlayView(self.model, self.renderer, self.inspector, self)
+            self.view.frame.connect(self.window.schedule_render)
+        self.state.reset()
+        self.view.show(frame_camera=True)
+        self._sync_selection_from_model()
+        self._report_fit()
+        return True
+
+    def leave_play(self) -> None:
+        if self.view is None:
+            return
+        self.view.detach()
+        self.view.frame.disconnect(self.window.schedule_render)
+        self.view.deleteLater()
+        self.view = None
+        self.clear_hint()
+        self.state.reset()
+
+    def _new_model(self, puzzle) -> None:
+        if self.model is not None:
+            self.model.events.moved.disconnect(self._on_moved)
+            self.model.events.selected.disconnect(self._on_model_selected)
+            self.model.events.history.disconnect(self._on_history)
+            self.model.events.solved.disconnect(self._on_solved)
+        self.model = PlayModel(puzzle)
+        self.model.events.moved.connect(self._on_moved)
+        self.model.events.selected.connect(self._on_model_selected)
+        self.model.events.history.connect(self._on_history)
+        self.model.events.solved.connect(self._on_solved)
+        self.solved_number = None
+        if self._index is not None and self._index.puzzle is not puzzle:
+            self._index.cancel()
+            self._index = None
+        self._on_history(None)
+
+    def scene_replaced(self) -> None:
+        """The window put a new scene (a step of a solution or trace) on the renderer."""
+        self.state.reset()
+        self.inspector.forget()
+        self.inspector.capture()
+
+    def stepped(self) -> None:
+        """The renderer moved the scene's actors to a new step: re-apply explode and the rest."""
+        self.inspector.capture()
+
+    # -- selection ----------------------------------------------------------------------------
+    def on_pick(self, actor) -> None:
+        """pyvista's mesh picking callback (left click on a pickable actor)."""
+        for key, candidate in self.renderer.actors.items():
+            if candidate is actor or (
+                actor is not None
+                and candidate.GetAddressAsString("vtkActor") == actor.GetAddressAsString("vtkActor")
+            ):
+                if self.renderer.specs[key].role == "piece":
+                    self.select(key)
+                return
+
+    def select(self, key: str | None) -> None:
+        self.state.select(key)
+
+    @property
+    def selected_piece(self) -> int | None:
+        """The Play model's index of the selected piece (Play mode only)."""
+        return self.model.selected if self.playing else None
+
+    def _on_model_selected(self, event) -> None:
+        if self.playing:
+            self.state.select(None if event.value is None else key_of(event.value))
+
+    def _sync_selection_from_model(self) -> None:
+        if self.model is not None and self.model.selected is not None:
+            self.state.select(key_of(self.model.selected))
+
+    def _on_inspect_changed(self, what: str) -> None:
+        if what == "selected":
+            key = self.state.selected
+            if self.playing and self.model is not None:
+                index = None if key is None else int(key.split("-")[1])
+                self.model.select(index)
+            name = "" if key is None else self.renderer.specs[key].name
+            self.window.show_selection(name)
+            self.selection_changed.emit(name)
+            self.window.update_handson_actions()
+        if what != "scene":
+            self.inspector.refresh()
+            self.window.schedule_render()
+
+    # -- play operations ----------------------------------------------------------------------
+    def turn(self, axis: int, turns: int) -> None:
+        if self.selected_piece is not None:
+            self.model.rotate(self.selected_piece, axis, turns)
+
+    def move(self, axis: int, cells: int) -> None:
+        if self.selected_piece is not None:
+            self.model.move(self.selected_piece, axis, cells)
+
+    def undo(self) -> None:
+        if self.playing:
+            self.model.undo()
+
+    def redo(self) -> None:
+        if self.playing:
+            self.model.redo()
+
+    def reset(self) -> None:
+        if self.playing:
+            self.model.reset()
+
+    def _on_moved(self, event) -> None:
+        self._moves += 1
+        self.clear_hint()
+        if self.playing:
+            self._report_fit(event.value)
+
+    def _on_history(self, _event) -> None:
+        self.window.update_handson_actions()
+
+    def _report_fit(self, kind: str | None = None) -> None:
+        fit = self.model.fit()
+        placed = sum(fit.in_target)
+        text = f"{placed} of {len(self.model.pieces)} pieces in the target"
+        bad = [self.model.pieces[k].name for k in fit.bad_pieces]
+        if bad:
+            text += f"; in red (outside or overlapping): {', '.join(bad)}"
+        if fit.solved:
+            text = "solved!" + (
+                f" distinct solution {self.solved_number}" if self.solved_number else ""
+            )
+        self.say(text)
+
+    def _on_solved(self, event) -> None:
+        if not event.value:
+            self.solved_number = None
+            return
+        assembly = self.model.assembly()
+        index = self._solution_index()
+        moves = self._moves
+
+        def identify() -> int | None:
+            with self._index_lock:
+                return index.number(assembly)
+
+        def done(number) -> None:
+            if moves != self._moves:
+                return
+            self.solved_number = number or 0
+            self.say(
+                f"solved! This is distinct solution {number}"
+                if number
+                else "solved! (not one of the listed solutions)"
+            )
+            self.solved_as.emit(self.solved_number)
+
+        self.say("solved! finding which solution it is…")
+        self._run(identify, done)
+
+    def _solution_index(self):
+        from solvers.polycube_identify import SolutionIndex
+
+        if self._index is None:
+            self._index = SolutionIndex(self.model.puzzle)
+        return self._index
+
+    # -- hints --------------------------------------------------------------------------------
+    def ask_hint(self) -> None:
+        """Ask the solver (in a thread) whether the table can still be completed."""
+        if not self.playing:
+            return
+        from solvers.polycube_hint import hint
+
+        puzzle, assembly, moves = self.model.puzzle, self.model.assembly(), self._moves
+        self.say("thinking…")
+
+        def done(answer) -> None:
+            if moves != self._moves:
+                return  # the table changed while the solver thought
+            self.last_hint = answer
+            self.clear_hint()
+            if answer.completable and answer.next is not None:
+                self.show_hint(puzzle.target.cells[list(answer.next.cells)])
+            self.say(f"hint: {answer.reason}")
+            self.hint_ready.emit(answer)
+
+        self._run(lambda: hint(puzzle, assembly, time_limit=5.0), done)
+
+    def apply_hint(self) -> None:
+        """Put a piece where the last hint said it goes (one undoable move)."""
+        answer = self.last_hint
+        if not self.playing or answer is None or answer.next is None:
+            return
+        cells = self.model.puzzle.target.cells[list(answer.next.cells)]
+        fit = self.model.fit()
+        candidates = [
+            p.index
+            for p in self.model.pieces
+            if p.piece == answer.next.piece and not fit.in_target[p.index]
+        ]
+        if self.model.selected in candidates:
+            candidates.insert(0, self.model.selected)
+        if not candidates:
+            return
+        piece = candidates[0]
+        self.model.select(piece)
+        self.model.place(piece, self.model.pose_for(piece, cells))
+
+    def show_hint(self, cells: np.ndarray) -> None:
+        plotter = self.window.plotter
+        for spec in self.view.hint_actors(cells):
+            kwargs = dict(color=spec.color, opacity=spec.opacity, line_width=spec.line_width)
+            actor = plotter.add_mesh(
+                spec.mesh, name=spec.key, pickable=False, reset_camera=False, render=False,
+                **kwargs,
+            )  # fmt: skip
+            self._hint_actors.append(actor)
+        self.inspector.translucent_guides = True
+        self.inspector.refresh()
+        self.window.schedule_render()
+
+    def clear_hint(self) -> None:
+        if not self._hint_actors:
+            return
+        for actor in self._hint_actors:
+            self.window.plotter.remove_actor(actor, render=False)
+        self._hint_actors.clear()
+        self.inspector.translucent_guides = False
+        self.inspector.refresh()
+        self.window.schedule_render()
+
+    @property
+    def hint_shown(self) -> bool:
+        return bool(self._hint_actors)
+
+    # -- plumbing -----------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        self.window.statusBar().showMessage(text)
+        self.message.emit(text)
+
+    def _run(self, fn: Callable[[], object], done: Callable[[object], None]) -> Task:
+        task = Task(fn, self)
+        task.done.connect(done)
+        task.failed.connect(lambda msg: self.say(f"solver failed: {msg}"))
+        task.finished.connect(lambda: self._tasks.remove(task) if task in self._tasks else None)
+        self._tasks.append(task)
+        task.start()
+        return task
+
+    @property
+    def busy(self) -> bool:
+        return any(t.isRunning() for t in self._tasks)
+
+    def shutdown(self) -> None:
+        """Before the window closes: stop the solution index and wait for threads."""
+        if self.view is not None:
+            self.view.detach()
+        if self._index is not None:
+            self._index.cancel()
+        for task in list(self._tasks):
+            for signal in (task.done, task.failed):
+                try:
+                    signal.disconnect()
+                except (RuntimeError, TypeError):
+                    pass
+            task.wait(6000)

@@ -1,0 +1,299 @@
+"""Looking inside an assembly: explode, per-piece visibility, ghosting, a layer cut, selection.
+
+The scene (or Play mode) says where each piece *is*; this module decides how it is *shown*.
+`InspectState` holds the user's choices without Qt (napari-style events, like ViewerState),
+`Inspector` turns "base" transforms into what the actors draw, and `InspectPanel` is the dock
+that edits the state. Keeping the two transforms apart is what lets the explode slider and the
+layer cut work the same in Solution, Search and Play mode, and never compound: the window hands
+the inspector the bases after every step, Play mode after every animation frame.
+
+Everything here changes actor properties only (user_matrix, visibility, opacity, clipping
+planes, edge colour), never meshes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
+
+from viewer.render import SceneRenderer
+from viewer.state import Signal
+
+EXPLODE_SPREAD = 1.5  # at full explode a piece moves 1.5× its distance from the centre
+GHOST_OPACITY = 0.18
+HIGHLIGHT = "#ffd21f"
+HIGHLIGHT_WIDTH = 3.5
+CUT_COLOR = "#3a3f47"  # inside faces seen through a layer cut
+
+
+class InspectState:
+    """The user's choices for looking inside (no Qt): explode 0..1, hidden piece keys, ghost
+    the unselected pieces, a layer cut (axis, last layer shown, or None), the selection."""
+
+    def __init__(self) -> None:
+        self.changed = Signal()  # emit(what): 'explode', 'hidden', 'ghost', 'layer', 'selected'
+        self.explode = 0.0
+        self.hidden: set[str] = set()
+        self.ghost = False
+        self.layer_axis = 2
+        self.layer: int | None = None
+        self.selected: str | None = None
+
+    def set_explode(self, amount: float) -> None:
+        amount = min(max(float(amount), 0.0), 1.0)
+        if amount != self.explode:
+            self.explode = amount
+            self.changed.emit("explode")
+
+    def set_hidden(self, key: str, hidden: bool) -> None:
+        if hidden != (key in self.hidden):
+            (self.hidden.add if hidden else self.hidden.discard)(key)
+            self.changed.emit("hidden")
+
+    def set_ghost(self, ghost: bool) -> None:
+        if bool(ghost) != self.ghost:
+            self.ghost = bool(ghost)
+            self.changed.emit("ghost")
+
+    def set_layer(self, axis: int | str, layer: int | None) -> None:
+        axis = "xyz".index(axis) if isinstance(axis, str) else int(axis)
+        if (axis, layer) != (self.layer_axis, self.layer):
+            self.layer_axis, self.layer = axis, layer
+            self.changed.emit("layer")
+
+    def select(self, key: str | None) -> None:
+        if key != self.selected:
+            self.selected = key
+            self.changed.emit("selected")
+
+    def reset(self) -> None:
+        """A new scene: nothing hidden or selected (explode, ghost and cut stay as they are)."""
+        self.hidden.clear()
+        self.selected = None
+        self.changed.emit("scene")
+
+
+class Inspector:
+    """Applies an `InspectState` to the piece actors of a `SceneRenderer`."""
+
+    def __init__(self, renderer: SceneRenderer, state: InspectState) -> None:
+        self.renderer = renderer
+        self.state = state
+        self.bases: dict[str, tuple[np.ndarray, bool]] = {}
+        self._centres: dict[str, np.ndarray] = {}
+        self._peeling = False
+        self.translucent_guides = False  # e.g. a hint's ghost piece is on screen
+
+    def piece_keys(self) -> list[str]:
+        return [k for k, s in self.renderer.specs.items() if s.role == "piece"]
+
+    @property
+    def centre(self) -> np.ndarray:
+        """What pieces explode away from: the middle of the scene's camera bounds (the target)."""
+        scene = self.renderer.scene
+        if scene is None:
+            return np.zeros(3)
+        b = np.array(scene.bounds, float)
+        return (b[0::2] + b[1::2]) / 2
+
+    def capture(self) -> None:
+        """Take the actors' transforms and visibility as the new bases (after the renderer
+        moved them to a step)."""
+        for key in self.piece_keys():
+            actor = self.renderer.actors[key]
+            self.bases[key] = (np.array(actor.user_matrix, float), bool(actor.visibility))
+        self.refresh()
+
+    def set_base(self, key: str, matrix: np.ndarray, visible: bool = True) -> None:
+        self.bases[key] = (np.asarray(matrix, float), visible)
+
+    def forget(self) -> None:
+        """A new scene: drop the old bases and mesh centres."""
+        self.bases.clear()
+        self._centres.clear()
+
+    def shown_matrix(self, key: str) -> np.ndarray:
+        """Where the piece is drawn: its base, pushed out from the centre by the explode."""
+        matrix, _ = self.bases[key]
+        if self.state.explode <= 0:
+            return matrix
+        if key not in self._centres:
+            self._centres[key] = np.asarray(self.renderer.specs[key].mesh.center, float)
+        centre = matrix[:3, :3] @ self._centres[key] + matrix[:3, 3]
+        out = matrix.copy()
+        out[:3, 3] += (centre - self.centre) * self.state.explode * EXPLODE_SPREAD
+        return out
+
+    def refresh(self, keys=None) -> None:
+        """Bring the actors (all pieces, or `keys`) in line with the bases and the state."""
+        state = self.state
+        translucent = state.ghost and state.selected is not None
+        self._depth_peeling(translucent or self.translucent_guides)
+        plane = self._plane()
+        for key in self.piece_keys() if keys is None else keys:
+            actor = self.renderer.actors.get(key)
+            if actor is None or key not in self.bases:
+                continue
+            spec = self.renderer.specs[key]
+            _, visible = self.bases[key]
+            actor.user_matrix = self.shown_matrix(key)
+            actor.visibility = visible and key not in state.hidden
+            prop = actor.prop
+            ghosted = translucent and key != state.selected
+            prop.opacity = GHOST_OPACITY if ghosted else spec.opacity
+            if key == state.selected:
+                prop.edge_color = HIGHLIGHT
+                prop.line_width = HIGHLIGHT_WIDTH
+                prop.show_edges = True
+            else:
+                prop.edge_color = spec.edge_color
+                active = getattr(self.renderer, "_emphasis", {}).get(key) == "active"
+                prop.line_width = spec.line_width * (2.5 if active else 1.0)
+            mapper = actor.mapper
+            mapper.RemoveAllClippingPlanes()
+            if plane is not None:
+                mapper.AddClippingPlane(plane)
+                actor.backface_prop.color = CUT_COLOR
+                actor.backface_prop.opacity = prop.opacity
+
+    def _plane(self):
+        if self.state.layer is None:
+            return None
+        import vtk
+
+        plane = vtk.vtkPlane()
+        origin = [0.0, 0.0, 0.0]
+        normal = [0.0, 0.0, 0.0]
+        origin[self.state.layer_axis] = self.state.layer + 0.5  # cell centres are integers
+        normal[self.state.layer_axis] = -1.0  # keep the side at or below the layer
+        plane.SetOrigin(origin)
+        plane.SetNormal(normal)
+        return plane
+
+    def _depth_peeling(self, on: bool) -> None:
+        """Translucent pieces need depth peeling (the window has MSAA off for it: on Mesa the
+        two together render wrongly); off again when nothing is translucent, since it costs."""
+        if on == self._peeling:
+            return
+        self._peeling = on
+        plotter = self.renderer.plotter
+        if on:
+            plotter.enable_depth_peeling(number_of_peels=6)
+        else:
+            plotter.disable_depth_peeling()
+
+    def layer_range(self, axis: int) -> tuple[int, int]:
+        """The first and last cell layer of the scene along an axis."""
+        scene = self.renderer.scene
+        if scene is None:
+            return 0, 0
+        b = np.array(scene.bounds, float)
+        return int(np.ceil(b[2 * axis])), int(np.floor(b[2 * axis + 1]))
+
+
+class InspectPanel(QWidget):
+    """Explode slider, layer cut (axis + slider), and the pieces with visibility check boxes.
+    The top position of the layer slider shows everything."""
+
+    def __init__(self, state: InspectState, inspector: Inspector, parent=None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.inspector = inspector
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        form = QFormLayout()
+        self.explode = QSlider(Qt.Orientation.Horizontal)
+        self.explode.setRange(0, 100)
+        self.explode.setToolTip("pieces move out from the centre and back")
+        self.explode.valueChanged.connect(lambda v: state.set_explode(v / 100))
+        form.addRow("explode", self.explode)
+        row = QHBoxLayout()
+        self.axis = QComboBox()
+        self.axis.addItems(["x", "y", "z"])
+        self.axis.setCurrentIndex(2)
+        self.axis.currentIndexChanged.connect(self._axis_changed)
+        row.addWidget(self.axis)
+        self.layer = QSlider(Qt.Orientation.Horizontal)
+        self.layer.setToolTip("hide everything above this layer (right end: show all)")
+        self.layer.valueChanged.connect(self._layer_changed)
+        row.addWidget(self.layer)
+        self.layer_label = QLabel("all")
+        self.layer_label.setMinimumWidth(36)
+        row.addWidget(self.layer_label)
+        form.addRow("layers", row)
+        layout.addLayout(form)
+        self.pieces = QListWidget()
+        self.pieces.setObjectName("pieces")
+        self.pieces.setToolTip("untick to hide a piece; click to select it")
+        self.pieces.itemChanged.connect(self._item_changed)
+        self.pieces.currentItemChanged.connect(self._current_changed)
+        self.pieces.setMaximumHeight(170)
+        layout.addWidget(self.pieces)
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setObjectName("handson_message")
+        layout.addWidget(self.message)
+        state.changed.connect(self._state_changed)
+
+    def rebuild(self) -> None:
+        """Fill the piece list and slider ranges for the scene now shown."""
+        self.pieces.blockSignals(True)
+        self.pieces.clear()
+        for key in self.inspector.piece_keys():
+            spec = self.inspector.renderer.specs[key]
+            item = QListWidgetItem(spec.name or key)
+            item.setData(Qt.ItemDataRole.UserRole, key)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(
+                Qt.CheckState.Unchecked if key in self.state.hidden else Qt.CheckState.Checked
+            )
+            self.pieces.addItem(item)
+        self.pieces.blockSignals(False)
+        self._axis_changed(self.axis.currentIndex())
+
+    def _axis_changed(self, axis: int) -> None:
+        lo, hi = self.inspector.layer_range(axis)
+        self.layer.blockSignals(True)
+        self.layer.setRange(lo, hi + 1)
+        self.layer.setValue(hi + 1)
+        self.layer.blockSignals(False)
+        self._layer_changed(hi + 1)
+
+    def _layer_changed(self, value: int) -> None:
+        top = value > self.layer.maximum() - 1
+        self.layer_label.setText("all" if top else f"≤ {value}")
+        self.state.set_layer(self.axis.currentIndex(), None if top else value)
+
+    def _item_changed(self, item: QListWidgetItem) -> None:
+        key = item.data(Qt.ItemDataRole.UserRole)
+        self.state.set_hidden(key, item.checkState() != Qt.CheckState.Checked)
+
+    def _current_changed(self, item, _previous=None) -> None:
+        if item is not None:
+            self.state.select(item.data(Qt.ItemDataRole.UserRole))
+
+    def _state_changed(self, what: str) -> None:
+        if what != "selected":
+            return
+        for row in range(self.pieces.count()):
+            item = self.pieces.item(row)
+            if item.data(Qt.ItemDataRole.UserRole) == self.state.selected:
+                if self.pieces.currentRow() != row:
+                    self.pieces.blockSignals(True)
+                    self.pieces.setCurrentRow(row)
+                    self.pieces.blockSignals(False)
+                return
+        self.pieces.blockSignals(True)
+        self.pieces.setCurrentRow(-1)
+        self.pieces.blockSignals(False)

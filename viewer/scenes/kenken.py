@@ -1,0 +1,294 @@
+"""KenKen scenes: a board with thick cage borders and clues, digits filled in step by step.
+
+A scene never rebuilds a mesh, yet any cell may show any digit: each cell's digits sit on an
+odometer wheel hidden inside the board block. The wheel carries the glyphs 1..N round an axis
+under the cell, one per face; its `user_matrix` turns the wanted digit to the top, where it
+rests just above the board's surface, while every other glyph stays inside the (opaque) block.
+So a step is only rotations and visibility, N×N actors in all (one mesh shared by every cell),
+where one actor per (cell, digit) would cost N³ actors and seconds to add.
+
+Solution mode fills cells one by one, cage by cage (each digit grows in place); Search mode
+replays `solvers.kenken.KenKenSearch`'s trace: at each step the cells the guesses so far make
+certain (`solvers.kenken.known_digits`), guesses in ink, deductions paler, the cell just
+guessed marked.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyvista as pv
+
+from models.kenken import KenKenPuzzle
+from solvers.kenken import known_digits
+from solvers.trace import EventKind
+from viewer.scenes.base import (
+    ActorSpec,
+    Pose,
+    Scene,
+    boxes_mesh,
+    merge_triangles,
+    text_triangles,
+    trace_stacks,
+    translation,
+)
+
+DIGIT_HEIGHT = 0.46
+CLUE_HEIGHT = 0.19
+GLYPH_DEPTH = 0.03
+LIFT = 0.006  # a digit's underside above the board
+DIGIT_DROP = 0.07  # digits sit a little low in their cell, clear of the clue
+GRID_WIDTH, CAGE_WIDTH = 0.012, 0.045  # half widths of thin grid lines and cage borders
+BOARD = "#fbf8f1"
+GRID = "#9aa3ad"
+CAGE = "#1d232b"
+INK = "#1f3a93"
+CURSOR = "#ffe08a"
+VIEW = (0.15, -0.75, 1.7)
+
+
+class Wheel:
+    """The odometer of one cell: geometry shared by all cells of an N×N board."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.step = 2 * math.pi / n
+        # The glyphs next to the top one must stay under the surface: their highest corner,
+        # half a glyph out along the face and a glyph's depth up, lies below the top face.
+        s, c = math.sin(self.step), math.cos(self.step)
+        need = ((DIGIT_HEIGHT / 2 + 0.03) * s + (GLYPH_DEPTH + LIFT) * max(c, 0.0)) / (1 - c)
+        self.radius = max(0.3, 1.1 * need)
+        self.outer = math.hypot(self.radius + GLYPH_DEPTH + LIFT, DIGIT_HEIGHT / 2 + 0.03)
+        self.top = np.array([0.0, 0.0, self.radius + LIFT + GLYPH_DEPTH / 2])
+
+    def mesh(self) -> pv.PolyData:
+        """Glyph d on the face turned by -(d-1) steps: turning the wheel by +(d-1) shows it."""
+        parts = []
+        for d in range(1, self.n + 1):
+            points, triangles = text_triangles(str(d), DIGIT_HEIGHT, GLYPH_DEPTH)
+            turned = (points + self.top) @ _rx(-(d - 1) * self.step)[:3, :3].T
+            parts.append((turned, triangles))
+        return merge_triangles(parts)
+
+    def matrix(self, centre: np.ndarray, digit: int, grow: float = 1.0) -> np.ndarray:
+        """Show `digit` at the cell whose top centre is `centre`; `grow` < 1 shrinks the glyph
+        towards its resting point (the others shrink with it, still under the surface)."""
+        m = _rx((digit - 1) * self.step)
+        if grow < 1.0:
+            m = (
+                translation(self.top)
+                @ np.diag([grow, grow, grow, 1.0])
+                @ translation(-self.top)
+                @ m
+            )
+        return translation(centre + (0.0, 0.0, -self.radius)) @ m
+
+
+def _rx(angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    m = np.eye(4)
+    m[1:3, 1:3] = [[c, -s], [s, c]]
+    return m
+
+
+def cell_centre(n: int, r: int, c: int) -> np.ndarray:
+    """Where a digit rests: column to the right (+x), row 0 at the far side, top at z = 0."""
+    return np.array([c + 0.5, -(r + 0.5) - DIGIT_DROP, 0.0])
+
+
+def clue_triangles(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """A cage clue, left-aligned on the origin; ÷ is drawn as − and : overlaid (the vector
+    font has no ÷), × as x, − as -."""
+    pieces = []
+    for ch in text:
+        if ch == "÷":
+            bar, dots = text_triangles("-", CLUE_HEIGHT), text_triangles(":", CLUE_HEIGHT)
+            pieces.append(merge_triangles([bar, dots]))
+        else:
+            points, triangles = text_triangles(ch, CLUE_HEIGHT)
+            pieces.append(pv.PolyData.from_regular_faces(points.copy(), triangles))
+    parts, x = [], 0.0
+    for piece in pieces:
+        if piece.n_points == 0:  # a space
+            x += CLUE_HEIGHT * 0.4
+            continue
+        lo, hi = piece.bounds[0], piece.bounds[1]
+        parts.append((np.asarray(piece.points) + (x - lo, 0.0, 0.0), piece.regular_faces))
+        x += hi - lo + CLUE_HEIGHT * 0.08
+    mesh = merge_triangles(parts)
+    return np.asarray(mesh.points), mesh.regular_faces
+
+
+def _board(puzzle: KenKenPuzzle, wheel: Wheel) -> list[ActorSpec]:
+    n = puzzle.size
+    margin = max(0.3, wheel.outer - 0.5 + 0.08)
+    depth = wheel.radius + wheel.outer + 0.06
+    block = boxes_mesh([(-margin, n + margin, -n - margin, margin, -depth, 0.0)])
+    grid = []
+    for k in range(1, n):
+        grid.append((k - GRID_WIDTH, k + GRID_WIDTH, -n, 0, 0.0, 0.004))
+        grid.append((0, n, -k - GRID_WIDTH, -k + GRID_WIDTH, 0.0, 0.004))
+    owner = puzzle.cage_grid()
+    w, h = CAGE_WIDTH, 0.012
+
+    def cage(r: int, c: int) -> int:
+        return owner[r][c] if 0 <= r < n and 0 <= c < n else -1
+
+    borders = []
+    for r in range(n):
+        for c in range(n + 1):  # vertical edge left of (r, c)
+            if cage(r, c - 1) != cage(r, c):
+                borders.append((c - w, c + w, -r - 1 - w, -r + w, 0.0, h))
+    for r in range(n + 1):
+        for c in range(n):  # horizontal edge above (r, c)
+            if cage(r - 1, c) != cage(r, c):
+                borders.append((c - w, c + 1 + w, -r - w, -r + w, 0.0, h))
+    clues = []
+    for cage_ in puzzle.cages:
+        text = str(cage_.target) if puzzle.multiplication_only else cage_.clue
+        points, triangles = clue_triangles(text)
+        r, c = cage_.cells[0]  # the first cell in reading order: its top-left corner
+        at = (c + 0.1, -r - 0.08 - CLUE_HEIGHT / 2, 0.014)
+        clues.append((points + at, triangles))
+    return [
+        ActorSpec("board", block, color=BOARD, role="board"),
+        ActorSpec("grid", boxes_mesh(grid), color=GRID, role="board"),
+        ActorSpec("cages", boxes_mesh(borders), color=CAGE, role="board"),
+        ActorSpec("clues", merge_triangles(clues), color=CAGE, role="label"),
+    ]
+
+
+def _cursor() -> pv.PolyData:
+    """A pale square under the digit being filled (inside the grid lines)."""
+    return boxes_mesh([(-0.44, 0.44, -0.44, 0.44, 0.0, 0.003)])
+
+
+def build(
+    puzzle: KenKenPuzzle, solution: list[list[int]] | None, mode: str = "solution", trace=None
+) -> Scene:
+    """Cells filled one by one for a solution, or the search trace replayed."""
+    n = puzzle.size
+    wheel = Wheel(n)
+    digits = wheel.mesh()
+    actors = [
+        ActorSpec(f"digit-{r}-{c}", digits, color=INK, name=f"row {r + 1}, column {c + 1}")
+        for r in range(n)
+        for c in range(n)
+    ]
+    actors += _board(puzzle, wheel)
+    actors.append(ActorSpec("cursor", _cursor(), color=CURSOR, role="guide"))
+    bounds = (-0.3, n + 0.3, -n - 0.3, 0.3, -0.4, 0.4)
+    if mode == "search":
+        if trace is None:
+            raise ValueError("search mode needs a trace")
+        return _search_scene(puzzle, wheel, actors, trace, bounds)
+    if solution is None:
+        return Scene(actors, 0, lambda step: _hidden(n), bounds, view=VIEW)
+    return _solution_scene(puzzle, wheel, actors, solution, bounds)
+
+
+def _hidden(n: int) -> dict[str, Pose]:
+    out = {f"digit-{r}-{c}": Pose(visible=False) for r in range(n) for c in range(n)}
+    out["cursor"] = Pose(visible=False)
+    return out
+
+
+def _cell_middle(r: int, c: int) -> np.ndarray:
+    return translation((c + 0.5, -(r + 0.5), 0.0))
+
+
+def _solution_scene(puzzle, wheel, actors, grid, bounds) -> Scene:
+    n = puzzle.size
+    order = [cell for cage in puzzle.cages for cell in cage.cells]
+    clue_of = {cell: cage.clue for cage in puzzle.cages for cell in cage.cells}
+    steps = len(order)
+
+    def pose(step: float) -> dict[str, Pose]:
+        step = min(max(step, 0.0), steps)
+        whole = math.floor(step)
+        frac = step - whole
+        out = _hidden(n)
+        for r, c in order[:whole]:
+            out[f"digit-{r}-{c}"] = Pose(wheel.matrix(cell_centre(n, r, c), grid[r][c]))
+        if whole < steps and frac > 0:
+            r, c = order[whole]
+            grow = _ease(frac)
+            if grow > 0.15:  # smaller than that, the other glyphs could peek out
+                m = wheel.matrix(cell_centre(n, r, c), grid[r][c], grow)
+                out[f"digit-{r}-{c}"] = Pose(m, True, "active")
+            out["cursor"] = Pose(_cell_middle(r, c))
+        elif 0 < step < steps:
+            r, c = order[whole - 1]
+            out["cursor"] = Pose(_cell_middle(r, c))
+            out[f"digit-{r}-{c}"] = Pose(out[f"digit-{r}-{c}"].matrix, True, "active")
+        return out
+
+    def describe(step: float) -> str:
+        i = math.ceil(min(max(step, 0.0), steps)) - 1
+        if i < 0:
+            return "empty board"
+        r, c = order[i]
+        return f"{grid[r][c]} in row {r + 1}, column {c + 1} (cage {clue_of[(r, c)]})"
+
+    return Scene(actors, steps, pose, bounds, view=VIEW, describe=describe)
+
+
+def _search_scene(puzzle, wheel, actors, trace, bounds) -> Scene:
+    n = puzzle.size
+    events = trace.events
+    decode = trace.decoder
+    stacks = trace_stacks(events)
+    known: dict[tuple[int, ...], list[list[int]]] = {}
+
+    def grid_of(stack: tuple[int, ...]) -> list[list[int]]:
+        if stack not in known:  # propagation per step, on demand: long traces stay cheap
+            known[stack] = known_digits(puzzle, stack)
+        return known[stack]
+
+    def at(step: float) -> int:
+        return int(min(max(step, 0), len(events)))
+
+    def pose(step: float) -> dict[str, Pose]:
+        s = at(step)
+        stack = stacks[s]
+        grid = grid_of(stack)
+        guessed = {decode(choice)[:2] for choice in stack}
+        last = events[s - 1] if s else None
+        active = decode(last.choice)[:2] if last and last.kind is EventKind.PLACE else None
+        solved = last is not None and last.kind is EventKind.SOLUTION
+        out = _hidden(n)
+        for r in range(n):
+            for c in range(n):
+                if grid[r][c]:
+                    if (r, c) == active:
+                        emphasis = "active"
+                    elif solved or (r, c) in guessed:
+                        emphasis = "normal"
+                    else:
+                        emphasis = "dim"
+                    m = wheel.matrix(cell_centre(n, r, c), grid[r][c])
+                    out[f"digit-{r}-{c}"] = Pose(m, True, emphasis)
+        if active is not None:
+            out["cursor"] = Pose(_cell_middle(*active))
+        return out
+
+    def describe(step: float) -> str:
+        s = at(step)
+        if s == 0:
+            return "search start: the digits propagation alone makes certain"
+        event = events[s - 1]
+        if event.kind is EventKind.SOLUTION:
+            return "solution found"
+        verb = "guess" if event.kind is EventKind.PLACE else "backtrack: take back"
+        return f"{verb} {trace.describe(event.choice)}"
+
+    def depth(step: float) -> int:
+        return len(stacks[at(step)])
+
+    return Scene(actors, len(events), pose, bounds, view=VIEW, describe=describe, depth=depth)
+
+
+def _ease(t: float) -> float:
+    t = min(max(t, 0.0), 1.0)
+    return t * t * (3 - 2 * t)
