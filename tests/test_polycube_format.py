@@ -132,7 +132,8 @@ def test_disconnected_piece_is_a_warning_not_an_error(tmp_path):
 
 
 def test_volume_that_cannot_fit_exits_1(tmp_path):
-    text = (ROOT / "assets/puzzles/soma.toml").read_text().replace('layers = [["##", "#."]]', 'layers = [["#"]]', 1)
+    soma = (ROOT / "assets/puzzles/soma.toml").read_text()
+    text = soma.replace('layers = [["##", "#."]]', 'layers = [["#"]]', 1)
     code, out, err = run_cli("solve", str(write(tmp_path, text)), "--count")
     assert code == 1
     assert "no solution possible" in err and "25 cells" in err

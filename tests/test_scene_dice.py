@@ -148,6 +148,15 @@ def test_render_shows_every_face_colour_and_the_falling_die(tmp_path, capsys, in
         assert near.sum() > 40 and rows[near].min() < row < rows[near].max()
         assert cols[near].min() < col < cols[near].max()
         assert (~near).sum() > 40  # and the frame round its (still empty) strip row
+        # the middle of its top face shows the colour the stack puts on top of die 3
+        top = renderer.project(centre + (0.0, 0.0, 0.47))[0].astype(int)
+        spot = (slice(top[0] - 2, top[0] + 3), slice(top[1] - 2, top[1] + 3))
+        top_colour = family.puzzle.colors[orient(family.puzzle.dice[2], stack[2])[TOP]]
+        assert colour_mask(image[spot], top_colour).all()
+        renderer.apply(3)  # landed: that spot in the air is empty again
+        plotter.render()
+        landed = plotter.screenshot(return_img=True)
+        assert not colour_mask(landed[spot], top_colour).any()
         renderer.apply(4)
         plotter.render()
         assert colour_mask(plotter.screenshot(return_img=True), "#ff8c1a", 0.04).sum() < 10

@@ -35,6 +35,7 @@ GHOST_OPACITY = 0.18
 HIGHLIGHT = "#ffd21f"
 HIGHLIGHT_WIDTH = 3.5
 CUT_COLOR = "#3a3f47"  # inside faces seen through a layer cut
+CUT_MARGIN = 1e-3  # above the faces on the cut plane, so they never flicker half-clipped
 
 
 class InspectState:
@@ -164,8 +165,10 @@ class Inspector:
             mapper.RemoveAllClippingPlanes()
             if plane is not None:
                 mapper.AddClippingPlane(plane)
-                actor.backface_prop.color = CUT_COLOR
+                actor.backface_prop.color = CUT_COLOR  # the cut pieces' insides, dark
                 actor.backface_prop.opacity = prop.opacity
+            else:
+                actor.SetBackfaceProperty(None)  # translucent ghosts show their own colour
 
     def _plane(self):
         if self.state.layer is None:
@@ -175,7 +178,8 @@ class Inspector:
         plane = vtk.vtkPlane()
         origin = [0.0, 0.0, 0.0]
         normal = [0.0, 0.0, 0.0]
-        origin[self.state.layer_axis] = self.state.layer + 0.5  # cell centres are integers
+        # cell centres are integers: the layer's outer faces lie at +0.5, kept (just) inside
+        origin[self.state.layer_axis] = self.state.layer + 0.5 + CUT_MARGIN
         normal[self.state.layer_axis] = -1.0  # keep the side at or below the layer
         plane.SetOrigin(origin)
         plane.SetNormal(normal)

@@ -1,0 +1,108 @@
+"""`tessera solve` as a user runs it: plans, traces, Ctrl-C, progress."""
+
+from __future__ import annotations
+
+import io
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from cli.main import main
+from cli.polycube import load_any_polycube
+from cli.progress import ProgressBar
+from solvers.polycube import PackingProblem
+from solvers.polycube_plan import DIRECTIONS, assembly_plan
+from tests._paths import CONFORMANCE, ROOT
+
+
+def slides_in_freely(cells: np.ndarray, placed: set, direction: str, lo, hi) -> bool:
+    """Does the piece reach its cells moving along `direction` from outside the box?"""
+    step = np.array(DIRECTIONS[direction])
+    for cell in cells:
+        p = cell - step
+        while np.all(p >= lo) and np.all(p <= hi):
+            if tuple(p.tolist()) in placed:
+                return False
+            p = p - step
+    return True
+
+
+def test_every_soma_plan_is_a_real_assembly_order():
+    puzzle = load_any_polycube("soma")
+    problem = PackingProblem(puzzle)
+    lo, hi = puzzle.target.bounds
+    checked = 0
+    for rows in problem.search().solutions():
+        solution = problem.solution(rows)
+        plan = assembly_plan(puzzle, solution)
+        assert plan.complete  # every Soma assembly goes together piece by piece
+        assert sorted(s.piece_index for s in plan.steps) == list(range(7))
+        placed: set = set()
+        for step in plan.steps:
+            cells = solution.pieces[step.piece_index].cells
+            assert slides_in_freely(cells, placed, step.direction, lo, hi)
+            placed |= {tuple(c) for c in cells.tolist()}
+        checked += 1
+        if checked == 200:
+            break
+
+
+def test_a_burr_without_a_single_piece_order_says_so():
+    puzzle = load_any_polycube(str(CONFORMANCE / "burrtools/PelikanBurr.xmpuzzle"))
+    problem = PackingProblem(puzzle)
+    plans = [assembly_plan(puzzle, problem.solution(r)) for r in problem.search().solutions()]
+    assert plans and not all(p.complete for p in plans)
+    stuck = next(p for p in plans if not p.complete)
+    assert len(stuck.stuck) >= 2  # an interlocked group, not a single blocked piece
+
+
+def test_plan_and_json(capsys):
+    assert main(["solve", "six-piece-cube", "--plan", "--json", "--limit", "2"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["solutions"]) == 2
+    plan = doc["solutions"][0]["plan"]
+    assert plan["complete"] and len(plan["steps"]) == 6
+    assert {s["direction"] for s in plan["steps"]} <= set(DIRECTIONS)
+
+
+def test_trace_shows_placements_and_backtracks(capsys):
+    assert main(["solve", "soma", "--trace", "--distinct", "fixed", "--limit", "1"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("trace:")]
+    assert any("remove" in line for line in lines)  # backtracks included
+    assert any("solution" in line for line in lines)
+    assert sum("place" in line for line in lines) - sum("remove" in line for line in lines) == 7
+
+
+def test_ctrl_c_prints_the_count_so_far_marked_partial():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "solve", "bedlam", "--count", "--json"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)  # past start-up, well before the end
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    doc = json.loads(out)
+    assert doc["partial"] is True
+    assert 0 <= doc["up_to_rotation"] < 19186
+    assert "Traceback" not in err
+
+
+def test_progress_bar_waits_a_second_then_draws(monkeypatch):
+    buffer = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buffer)
+    bar = ProgressBar("counting", delay=0.2, force=True)
+    bar.update(0.1)
+    assert buffer.getvalue() == ""  # quick work shows nothing
+    time.sleep(0.25)
+    bar.update(0.5, "12 found")
+    assert "50.0%" in buffer.getvalue() and "12 found" in buffer.getvalue()
+    bar.close()
+    assert buffer.getvalue().endswith("\r\x1b[K")
