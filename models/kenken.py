@@ -145,27 +145,34 @@ def _tuples(
     out: list[tuple[int, ...]] = []
     chosen = [0] * k
     add = op != "*"
+    last = k - 1
+
+    def allowed(i: int, d: int) -> bool:
+        for j in clashes[i]:
+            if chosen[j] == d:
+                return False
+        return True
 
     def fill(i: int, rest: int) -> None:
-        remaining = k - i
-        if remaining == 0:
-            if rest == (0 if add else 1):
+        # the last cell's digit is forced by what is left of the target
+        if i == last:
+            if 1 <= rest <= size and allowed(i, rest):
+                chosen[i] = rest
                 out.append(tuple(chosen))
             return
-        if add and not remaining <= rest <= size * remaining:
-            return
-        if not add and not 1 <= rest <= size**remaining:
-            return
-        for d in digits:
-            if add:
-                if d > rest:
-                    break
-            elif rest % d:
-                continue
-            if any(chosen[j] == d for j in clashes[i]):
-                continue
-            chosen[i] = d
-            fill(i + 1, rest - d if add else rest // d)
+        if add:
+            after = last - i  # cells still to fill after this one
+            low, high = max(1, rest - size * after), min(size, rest - after)
+            for d in range(low, high + 1):
+                if allowed(i, d):
+                    chosen[i] = d
+                    fill(i + 1, rest - d)
+        else:
+            cap = size ** (last - i)
+            for d in range(1, size + 1):
+                if rest % d == 0 and rest // d <= cap and allowed(i, d):
+                    chosen[i] = d
+                    fill(i + 1, rest // d)
 
     fill(0, target)
     return tuple(out)

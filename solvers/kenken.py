@@ -37,6 +37,7 @@ __all__ = [
     "Cancelled",
     "KenKenSearch",
     "LEVELS",
+    "NodeLimit",
     "choice_id",
     "count_solutions",
     "decode_choice",
@@ -241,15 +242,42 @@ def _grid(plan: _Plan, dom: Sequence[int]) -> Grid:
 
 ProgressCallback = Callable[["KenKenSearch"], None]
 
+#: Nodes of plain search before `probe="auto"` starts over with failed-literal probing.
+AUTO_BUDGET = 150
+
+
+class NodeLimit(Exception):
+    """Raised by `KenKenSearch` when its `node_limit` is spent (the generator's way of giving
+    up on a candidate that would take long to decide)."""
+
+
+class _Restart(Exception):
+    pass
+
 
 class KenKenSearch:
     """One search over a puzzle: lazy solutions, counting, a trace, progress and cancel.
 
-    Mirrors `solvers.exact_cover.Search`: make a new one to start over."""
+    Mirrors `solvers.exact_cover.Search`: make a new one to start over.
 
-    def __init__(self, puzzle: KenKenPuzzle, *, trace: bool = False) -> None:
+    `probe` picks the strength: False is propagation and branching only (cheap per node);
+    True adds failed-literal probing at every node (costly per node, but it solves the
+    hardest puzzles with hardly any branching); "auto" runs plain search for `AUTO_BUDGET`
+    nodes and, if the puzzle is not settled by then, starts over with probing, skipping
+    solutions it already gave. The trace then shows the first attempt taken back."""
+
+    def __init__(
+        self,
+        puzzle: KenKenPuzzle,
+        *,
+        trace: bool = False,
+        probe: bool | str = "auto",
+        node_limit: int | None = None,
+    ) -> None:
         self.puzzle = puzzle
         self.tracing = trace
+        self.probe = probe
+        self.node_limit = node_limit
         self.events: list[TraceEvent] = []
         self.nodes = 0
         self.found = 0
@@ -257,6 +285,9 @@ class KenKenSearch:
         self._cancel = threading.Event()
         self._plan = _Plan(puzzle)
         self._branches: list[list[int]] = []  # per depth: [index, count]
+        self._probing = probe is True
+        self._budget: int | None = None
+        self._open: list[int] = []  # choices placed and not yet taken back (for the trace)
 
     def cancel(self) -> None:
         """Stop at the next node (safe from any thread)."""
@@ -280,12 +311,33 @@ class KenKenSearch:
         """Yield each solution (rows of digits) lazily; stops quietly when cancelled."""
         state = _initial(self._plan, MAX_LEVEL)
         if state is not None:
-            yield from self._search(state, 0, on_progress)
+            given: set[tuple[tuple[int, ...], ...]] = set()
+            if self.probe == "auto":
+                self._budget = self.nodes + AUTO_BUDGET
+                try:
+                    for grid in self._search(state.copy(), 0, on_progress):
+                        given.add(tuple(map(tuple, grid)))
+                        yield grid
+                    state = None
+                except _Restart:
+                    if self.tracing:
+                        for depth in range(len(self._open) - 1, -1, -1):
+                            self.events.append(TraceEvent(EventKind.REMOVE, self._open[depth], depth))
+                    self._open.clear()
+                    self._budget = None
+                    self._probing = True
+            if state is not None:
+                for grid in self._search(state, 0, on_progress):
+                    if given and tuple(map(tuple, grid)) in given:
+                        self.found -= 1
+                        continue
+                    yield grid
         if not self.cancelled:
             self.done = True
 
     def count(self, limit: int | None = None, on_progress: ProgressCallback | None = None) -> int:
-        """Count solutions (all, or stop at `limit`). Raises `Cancelled` if cancelled."""
+        """Count solutions (all, or stop at `limit`). Raises `Cancelled` if cancelled and
+        `NodeLimit` when the node limit is spent."""
         n = 0
         for _ in self.solutions(on_progress):
             n += 1
@@ -297,7 +349,7 @@ class KenKenSearch:
 
     def _search(self, state: _State, depth: int, on_progress: ProgressCallback | None):
         plan = self._plan
-        if PROBE and not _probe(plan, state):
+        if self._probing and not _probe(plan, state):
             return
         options = _branching(plan, state.dom)
         if options is None:
@@ -318,11 +370,16 @@ class KenKenSearch:
                     return
                 branch[0] = index
                 self.nodes += 1
-                if on_progress is not None and not self.nodes & 255:
+                if self._budget is not None and self.nodes > self._budget:
+                    raise _Restart
+                if self.node_limit is not None and self.nodes > self.node_limit:
+                    raise NodeLimit(f"gave up after {self.node_limit} nodes")
+                if on_progress is not None and not self.nodes & 63:
                     on_progress(self)
                 choice = choice_id(cell // n, cell % n, digit, n)
                 if self.tracing:
                     self.events.append(TraceEvent(EventKind.PLACE, choice, depth))
+                    self._open.append(choice)
                 last = index == len(options) - 1
                 child = state if last else state.copy()
                 child.dom[cell] = bit
@@ -330,6 +387,7 @@ class KenKenSearch:
                     yield from self._search(child, depth + 1, on_progress)
                 if self.tracing and not self._cancel.is_set():
                     self.events.append(TraceEvent(EventKind.REMOVE, choice, depth))
+                    self._open.pop()
                 if last:
                     break
                 # every solution with this choice is behind us: rule it out and propagate
@@ -344,35 +402,42 @@ class KenKenSearch:
             self._branches.pop()
 
 
-PROBE = True
 
 
 def _probe(plan: _Plan, state: _State) -> bool:
-    """Failed-literal test: a digit whose placement leads to a contradiction is ruled out."""
-    dom = state.dom
+    """Failed-literal test (singleton consistency): a digit whose placement propagates to a
+    contradiction is ruled out, until no probe fails. A probe that succeeds *supports* every
+    digit it fixed, and those need no probe of their own in the same pass: placing one of them
+    restricts less than the successful probe did, so it cannot fail either."""
+    n, ncells = plan.n, plan.ncells
+    cage_of = plan.cage_of
     changed = True
     while changed:
         changed = False
-        for cell in range(plan.ncells):
-            d = dom[cell]
+        support = [0] * ncells
+        for cell in range(ncells):
+            d = state.dom[cell]
             if not d & (d - 1):
                 continue
-            for digit in range(plan.n):
+            for digit in range(n):
                 bit = 1 << digit
-                if not dom[cell] & bit:
+                if not state.dom[cell] & bit or support[cell] & bit:
                     continue
                 trial = state.copy()
                 trial.dom[cell] = bit
-                if not _propagate(plan, trial, {plan.cage_of[cell]}, [cell], MAX_LEVEL):
-                    rest = dom[cell] & ~bit
-                    if not rest:
-                        return False
-                    dom[cell] = rest
-                    singles = [cell] if not rest & (rest - 1) else []
-                    if not _propagate(plan, state, {plan.cage_of[cell]}, singles, MAX_LEVEL):
-                        return False
-                    dom = state.dom
-                    changed = True
+                if _propagate(plan, trial, {cage_of[cell]}, [cell], MAX_LEVEL):
+                    for other, t in enumerate(trial.dom):
+                        if not t & (t - 1):
+                            support[other] |= t
+                    continue
+                rest = state.dom[cell] & ~bit
+                if not rest:
+                    return False
+                state.dom[cell] = rest
+                singles = [cell] if not rest & (rest - 1) else []
+                if not _propagate(plan, state, {cage_of[cell]}, singles, MAX_LEVEL):
+                    return False
+                changed = True
     return True
 
 

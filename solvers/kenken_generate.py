@@ -15,11 +15,14 @@ from dataclasses import dataclass
 
 from models.errors import PuzzleError
 from models.kenken import MAX_SIZE, MIN_SIZE, Cage, KenKenPuzzle, cage_value
-from solvers.kenken import LEVELS, KenKenSearch, grade
+from solvers.kenken import LEVELS, KenKenSearch, NodeLimit, grade
 
 Grid = list[list[int]]
 MAX_CAGE = 5
 REPAIRS = 6
+#: Search nodes allowed to decide whether a candidate is unique; candidates that need more
+#: are dropped rather than decided, which keeps generation quick and the puzzles humane.
+NODE_LIMIT = 400
 #: How many cage layouts to try before giving up on a difficulty (3×3 is never "hard").
 ATTEMPTS = 400
 
@@ -168,9 +171,12 @@ def generate(
         ops = [_pick_op([solution[r][c] for r, c in cells], rng, multiplication_only) for cells in layout]
         for _ in range(REPAIRS):
             puzzle = _puzzle(size, layout, ops, solution, multiplication_only)
-            found = KenKenSearch(puzzle).solutions()
-            first = next(found)
-            other = next(found, None)
+            found = KenKenSearch(puzzle, probe=False, node_limit=NODE_LIMIT).solutions()
+            try:
+                first = next(found)
+                other = next(found, None)
+            except NodeLimit:
+                break
             if other is None:
                 break
             if other == solution:

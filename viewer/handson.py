@@ -37,22 +37,26 @@ TURN_KEYS = {  # action name -> (axis, quarter turns)
 
 
 class Task(QThread):
-    """Runs one function in a thread; `done(result)` or `failed(message)` on the GUI thread."""
+    """Runs one function in a thread. `done(task, result)` / `failed(task, message)` are
+    connected to slots of a QObject of the GUI thread, so Qt queues them there."""
 
-    done = Signal(object)
-    failed = Signal(str)
+    done = Signal(object, object)
+    failed = Signal(object, str)
 
-    def __init__(self, fn: Callable[[], object], parent=None) -> None:
+    def __init__(
+        self, fn: Callable[[], object], callback: Callable[[object], None], parent=None
+    ) -> None:
         super().__init__(parent)
         self.fn = fn
+        self.callback = callback
 
     def run(self) -> None:
         try:
             result = self.fn()
         except Exception as exc:  # a solver bug is a message, not a dead app
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
+            self.failed.emit(self, f"{type(exc).__name__}: {exc}")
             return
-        self.done.emit(result)
+        self.done.emit(self, result)
 
 
 class HandsOn(QObject):
@@ -335,13 +339,24 @@ class HandsOn(QObject):
         self.message.emit(text)
 
     def _run(self, fn: Callable[[], object], done: Callable[[object], None]) -> Task:
-        task = Task(fn, self)
-        task.done.connect(done)
-        task.failed.connect(lambda msg: self.say(f"solver failed: {msg}"))
-        task.finished.connect(lambda: self._tasks.remove(task) if task in self._tasks else None)
+        task = Task(fn, done, self)
+        task.done.connect(self._task_done)
+        task.failed.connect(self._task_failed)
+        task.finished.connect(self._reap)
         self._tasks.append(task)
         task.start()
         return task
+
+    def _task_done(self, task: Task, result: object) -> None:
+        task.callback(result)
+
+    def _task_failed(self, _task: Task, message: str) -> None:
+        self.say(f"solver failed: {message}")
+
+    def _reap(self) -> None:
+        for task in [t for t in self._tasks if t.isFinished()]:
+            self._tasks.remove(task)
+            task.deleteLater()
 
     @property
     def busy(self) -> bool:

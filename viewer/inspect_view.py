@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from viewer.render import SceneRenderer
+from viewer.scenes.base import hex_rgb
 from viewer.state import Signal
 
 EXPLODE_SPREAD = 1.5  # at full explode a piece moves 1.5× its distance from the centre
@@ -94,6 +95,8 @@ class Inspector:
         self.bases: dict[str, tuple[np.ndarray, bool]] = {}
         self._centres: dict[str, np.ndarray] = {}
         self._peeling = False
+        self._cells: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+        self._cuts: dict[str, tuple[tuple, object]] = {}
         self.translucent_guides = False  # e.g. a hint's ghost piece is on screen
 
     def piece_keys(self) -> list[str]:
@@ -123,6 +126,8 @@ class Inspector:
         """A new scene: drop the old bases and mesh centres."""
         self.bases.clear()
         self._centres.clear()
+        self._cells.clear()
+        self._cuts.clear()
 
     def shown_matrix(self, key: str) -> np.ndarray:
         """Where the piece is drawn: its base, pushed out from the centre by the explode."""
@@ -161,14 +166,64 @@ class Inspector:
                 prop.edge_color = spec.edge_color
                 active = getattr(self.renderer, "_emphasis", {}).get(key) == "active"
                 prop.line_width = spec.line_width * (2.5 if active else 1.0)
-            mapper = actor.mapper
-            mapper.RemoveAllClippingPlanes()
+            self._cut(key, actor, plane)
+
+    def _cut(self, key: str, actor, plane) -> None:
+        """Hide what lies above the layer. Pieces made of unit cells show their cells at or
+        below it as closed solids (a cached small mesh; the piece's own mesh comes back when the
+        cut is off); anything else is clipped by a plane, its inside drawn dark."""
+        spec = self.renderer.specs[key]
+        mapper = actor.mapper
+        mapper.RemoveAllClippingPlanes()
+        cells = self._cells_of(key) if plane is not None else None
+        if cells is None:
+            if mapper.dataset is not spec.mesh:
+                mapper.dataset = spec.mesh
             if plane is not None:
                 mapper.AddClippingPlane(plane)
-                actor.backface_prop.color = CUT_COLOR  # the cut pieces' insides, dark
-                actor.backface_prop.opacity = prop.opacity
+                actor.backface_prop.color = CUT_COLOR  # the clipped shape's inside, dark
+                actor.backface_prop.opacity = actor.prop.opacity
             else:
                 actor.SetBackfaceProperty(None)  # translucent ghosts show their own colour
+            return
+        base, _ = self.bases[key]
+        base = np.rint(base)  # the cell the piece is on (mid-glide: where it goes)
+        world = cells @ base[:3, :3].T + base[:3, 3]
+        keep = world[:, self.state.layer_axis] <= self.state.layer
+        if not keep.any():
+            actor.visibility = False  # wholly above the cut
+            return
+        colours = spec.mesh.cell_data["rgb"].tobytes() if spec.rgb else b""
+        cache_key = (keep.tobytes(), colours)
+        sub = self._cuts.get(key)
+        if sub is None or sub[0] != cache_key:
+            self._cuts[key] = sub = (cache_key, self._sub_mesh(spec, cells, keep))
+        if mapper.dataset is not sub[1]:
+            mapper.dataset = sub[1]
+
+    def _cells_of(self, key: str) -> np.ndarray | None:
+        """The unit cells (integer centres) a piece mesh is made of, or None if it is not such
+        a mesh (dice, boards: those are clipped instead)."""
+        if key not in self._cells:
+            spec = self.renderer.specs[key]
+            self._cells[key] = _mesh_cells(spec.mesh) if spec.role == "piece" else None
+        found = self._cells[key]
+        return None if found is None else found[0]
+
+    def _sub_mesh(self, spec, cells: np.ndarray, keep: np.ndarray):
+        """The piece's kept cells as their own closed mesh, coloured like the piece."""
+        from viewer.scenes.polycube import piece_mesh
+
+        sub = piece_mesh(cells[keep])
+        if spec.rgb:
+            _, owner = self._cells[spec.key]
+            colours = np.asarray(spec.mesh.cell_data["rgb"])
+            per_cell = np.zeros((len(cells), 3), np.uint8)
+            per_cell[:] = np.array(hex_rgb(spec.color), np.uint8)
+            per_cell[owner] = colours  # each cell takes the colour of (one of) its faces
+            _, sub_owner = _mesh_cells(sub, cells[keep])
+            sub.cell_data["rgb"] = per_cell[keep][sub_owner]
+        return sub
 
     def _plane(self):
         if self.state.layer is None:
@@ -301,3 +356,30 @@ class InspectPanel(QWidget):
         self.pieces.blockSignals(True)
         self.pieces.setCurrentRow(-1)
         self.pieces.blockSignals(False)
+
+
+def _mesh_cells(mesh, cells: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """(cells, owner): the unit cells whose outer faces a mesh of axis-aligned unit squares
+    shows, and per face the index of its cell; None for any other mesh. With `cells`, the
+    owners index into those instead."""
+    try:
+        faces = np.asarray(mesh.faces).reshape(-1, 5)
+    except (AttributeError, ValueError):
+        return None
+    if len(faces) == 0 or (faces[:, 0] != 4).any():
+        return None
+    corners = np.asarray(mesh.points)[faces[:, 1:]]
+    centre = corners.mean(axis=1)
+    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    length = np.linalg.norm(normal, axis=1, keepdims=True)
+    if not np.allclose(length, 1.0):
+        return None
+    inside = centre - 0.5 * normal / length
+    if not np.allclose(inside, np.rint(inside), atol=1e-6):
+        return None
+    inside = np.rint(inside).astype(np.int64)
+    if cells is None:
+        cells, owner = np.unique(inside, axis=0, return_inverse=True)
+        return cells, owner.ravel()
+    index = {tuple(c): i for i, c in enumerate(np.asarray(cells).tolist())}
+    return np.asarray(cells), np.array([index[tuple(c)] for c in inside.tolist()], np.int64)

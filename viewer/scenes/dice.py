@@ -139,9 +139,7 @@ def _static_actors(layout: _Layout) -> list[ActorSpec]:
     z0, z1 = -HALF - 0.06, HALF + 0.06
     ring = np.array([a + (0, 0, z0), b + (0, 0, z0), b + (0, 0, z1), a + (0, 0, z1)])
     frame = pv.PolyData(ring, lines=[5, 0, 1, 2, 3, 0])
-    actors.append(
-        ActorSpec("row-cursor", frame, color=CURSOR_COLOR, line_width=3.0, role="guide")
-    )
+    actors.append(ActorSpec("row-cursor", frame, color=CURSOR_COLOR, line_width=3.0, role="guide"))
     return actors
 
 

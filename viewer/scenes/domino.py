@@ -36,7 +36,7 @@ from viewer.scenes.base import (
 
 TILE_HALF = (0.96, 0.46)  # half length and half width of a tile (small gaps between tiles)
 TILE_HEIGHT = 0.2
-IVORY = "#f6f0dc"
+IVORY = "#cdc2a4"
 PIP = "#1c1c1c"
 FELT = "#2f6b4f"
 FELT_LINE = "#24553e"
@@ -58,7 +58,7 @@ def _pip(radius: float) -> tuple[np.ndarray, np.ndarray]:
     disc = pv.Cylinder(
         center=(0, 0, TILE_HEIGHT + 0.004), direction=(0, 0, 1), radius=radius, height=0.012,
         resolution=20, capping=True,
-    ).triangulate()  # fmt: skip
+    ).triangulate().clean()  # fmt: skip
     return np.asarray(disc.points), disc.regular_faces
 
 

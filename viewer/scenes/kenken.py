@@ -62,14 +62,25 @@ class Wheel:
         self.outer = math.hypot(self.radius + GLYPH_DEPTH + LIFT, DIGIT_HEIGHT / 2 + 0.03)
         self.top = np.array([0.0, 0.0, self.radius + LIFT + GLYPH_DEPTH / 2])
 
-    def mesh(self) -> pv.PolyData:
-        """Glyph d on the face turned by -(d-1) steps: turning the wheel by +(d-1) shows it."""
+        self._mesh = self._build()
+        # While a digit grows (`matrix(grow=...)`), the shrunken wheel sits higher: below this
+        # size the glyphs next to it would poke through the surface, so it is not shown yet.
+        points = np.asarray(self._mesh.points)
+        first = len(text_triangles("1", DIGIT_HEIGHT, GLYPH_DEPTH)[0])
+        highest_other = points[first:, 2].max()
+        self.min_grow = min(1.0, 1.15 * (self.top[2] - self.radius) / (self.top[2] - highest_other))
+
+    def _build(self) -> pv.PolyData:
         parts = []
         for d in range(1, self.n + 1):
             points, triangles = text_triangles(str(d), DIGIT_HEIGHT, GLYPH_DEPTH)
             turned = (points + self.top) @ _rx(-(d - 1) * self.step)[:3, :3].T
             parts.append((turned, triangles))
         return merge_triangles(parts)
+
+    def mesh(self) -> pv.PolyData:
+        """Glyph d on the face turned by -(d-1) steps: turning the wheel by +(d-1) shows it."""
+        return self._mesh
 
     def matrix(self, centre: np.ndarray, digit: int, grow: float = 1.0) -> np.ndarray:
         """Show `digit` at the cell whose top centre is `centre`; `grow` < 1 shrinks the glyph
@@ -214,7 +225,7 @@ def _solution_scene(puzzle, wheel, actors, grid, bounds) -> Scene:
         if whole < steps and frac > 0:
             r, c = order[whole]
             grow = _ease(frac)
-            if grow > 0.15:  # smaller than that, the other glyphs could peek out
+            if grow >= wheel.min_grow:  # smaller, the wheel's other glyphs would peek out
                 m = wheel.matrix(cell_centre(n, r, c), grid[r][c], grow)
                 out[f"digit-{r}-{c}"] = Pose(m, True, "active")
             out["cursor"] = Pose(_cell_middle(r, c))
