@@ -322,7 +322,9 @@ class KenKenSearch:
                 except _Restart:
                     if self.tracing:
                         for depth in range(len(self._open) - 1, -1, -1):
-                            self.events.append(TraceEvent(EventKind.REMOVE, self._open[depth], depth))
+                            self.events.append(
+                                TraceEvent(EventKind.REMOVE, self._open[depth], depth)
+                            )
                     self._open.clear()
                     self._budget = None
                     self._probing = True
@@ -400,8 +402,6 @@ class KenKenSearch:
                     break
         finally:
             self._branches.pop()
-
-
 
 
 def _probe(plan: _Plan, state: _State) -> bool:

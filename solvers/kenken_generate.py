@@ -97,7 +97,11 @@ def random_cages(n: int, rng: random.Random, givens: bool) -> list[list[tuple[in
 
 def _neighbours(cell: tuple[int, int], n: int) -> list[tuple[int, int]]:
     r, c = cell
-    return [(a, b) for a, b in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= a < n and 0 <= b < n]
+    return [
+        (a, b)
+        for a, b in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+        if 0 <= a < n and 0 <= b < n
+    ]
 
 
 def _absorb_singles(cages, cage_of, n: int, rng: random.Random) -> bool:
@@ -149,6 +153,37 @@ def _puzzle(n, layout, ops, solution, mult_only) -> KenKenPuzzle:
     return KenKenPuzzle(n, tuple(cages), "generated", multiplication_only=mult_only)
 
 
+def _other_solution(puzzle: KenKenPuzzle, solution: Grid) -> Grid | None:
+    """A solution other than `solution`, or None when it is the only one. Raises `NodeLimit`
+    when that takes more than `NODE_LIMIT` nodes to decide."""
+    for grid in KenKenSearch(puzzle, probe=False, node_limit=NODE_LIMIT).solutions():
+        if grid != solution:
+            return grid
+    return None
+
+
+def _repair(size, layout, digits, ops, solution, rng, mult_only) -> KenKenPuzzle | None:
+    """Re-pick the operations of cages where a second solution differs, until the solution is
+    unique (the puzzle) or repairs run out or the question gets too costly (None)."""
+    for _ in range(REPAIRS):
+        puzzle = _puzzle(size, layout, ops, solution, mult_only)
+        try:
+            other = _other_solution(puzzle, solution)
+        except NodeLimit:
+            return None
+        if other is None:
+            return puzzle
+        changed = False
+        for k, cells in enumerate(layout):
+            if any(other[r][c] != solution[r][c] for r, c in cells):
+                new = _pick_op(digits[k], rng, mult_only, avoid=ops[k])
+                changed |= new != ops[k]
+                ops[k] = new
+        if not changed:
+            return None
+    return None
+
+
 def generate(
     size: int,
     *,
@@ -168,39 +203,17 @@ def generate(
     for attempt in range(1, ATTEMPTS + 1):
         solution = latin_square(size, rng)
         layout = random_cages(size, rng, givens)
-        ops = [_pick_op([solution[r][c] for r, c in cells], rng, multiplication_only) for cells in layout]
-        for _ in range(REPAIRS):
-            puzzle = _puzzle(size, layout, ops, solution, multiplication_only)
-            found = KenKenSearch(puzzle, probe=False, node_limit=NODE_LIMIT).solutions()
-            try:
-                first = next(found)
-                other = next(found, None)
-            except NodeLimit:
-                break
-            if other is None:
-                break
-            if other == solution:
-                other = first
-            differ = {(r, c) for r in range(size) for c in range(size) if other[r][c] != solution[r][c]}
-            changed = False
-            for k, cells in enumerate(layout):
-                if differ.intersection(cells):
-                    digits = [solution[r][c] for r, c in cells]
-                    new = _pick_op(digits, rng, multiplication_only, avoid=ops[k])
-                    changed |= new != ops[k]
-                    ops[k] = new
-            if not changed:
-                break
-        else:
-            continue
-        if other is not None:
+        digits = [[solution[r][c] for r, c in cells] for cells in layout]
+        ops = [_pick_op(d, rng, multiplication_only) for d in digits]
+        puzzle = _repair(size, layout, digits, ops, solution, rng, multiplication_only)
+        if puzzle is None:
             continue
         level = grade(puzzle)
         if difficulty is not None and level != difficulty:
             continue
-        puzzle = KenKenPuzzle(
-            size, puzzle.cages, "generated", level, multiplication_only
-        )
+        puzzle = KenKenPuzzle(size, puzzle.cages, "generated", level, multiplication_only)
         return Generated(puzzle, solution, seed, attempt)
     what = f"a {difficulty} " if difficulty else "a "
-    raise PuzzleError(f"could not make {what}{size}x{size} puzzle in {ATTEMPTS} tries (seed {seed})")
+    raise PuzzleError(
+        f"could not make {what}{size}x{size} puzzle in {ATTEMPTS} tries (seed {seed})"
+    )
