@@ -44,3 +44,17 @@ def stack_at(events: list[TraceEvent], step: int) -> list[int]:
         elif event.kind is EventKind.REMOVE:
             del stack[event.depth :]
     return stack
+
+
+def stacks_after_each(events: list[TraceEvent]) -> list[tuple[int, ...]]:
+    """`stack_at` for every step at once (index = step), in one pass over the trace."""
+    out: list[tuple[int, ...]] = [()]
+    stack: list[int] = []
+    for event in events:
+        if event.kind is EventKind.PLACE:
+            del stack[event.depth :]
+            stack.append(event.choice)
+        elif event.kind is EventKind.REMOVE:
+            del stack[event.depth :]
+        out.append(tuple(stack))
+    return out

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from models import geometry
 from models.play import PlayModel
-from viewer.scenes.base import ActorSpec, Pose, Scene, affine, bounds_of, hex_rgb
+from viewer.scenes.base import ActorSpec, Pose, Scene, affine, bounds_of, ease, hex_rgb
 from viewer.scenes.polycube import _outline, piece_mesh
 
 FLAG = "#ff1a1a"  # cells outside the target or overlapping
@@ -107,11 +107,6 @@ def interpolate(start: np.ndarray, end: np.ndarray, pivot: np.ndarray, t: float)
     out[:3, :3] = rotation
     out[:3, 3] = p0 + (p1 - p0) * t - rotation @ pivot
     return out
-
-
-def _ease(t: float) -> float:
-    t = min(max(t, 0.0), 1.0)
-    return t * t * (3 - 2 * t)
 
 
 def build_play_scene(model: PlayModel) -> tuple[Scene, dict[str, np.ndarray]]:
@@ -254,7 +249,7 @@ class PlayView(QObject):
                 self.drawn[key] = end
                 del self._anim[key]
             else:
-                self.drawn[key] = interpolate(start, end, pivot, _ease(t))
+                self.drawn[key] = interpolate(start, end, pivot, ease(t))
             self.inspector.set_base(key, self.drawn[key])
         self.inspector.refresh()
         self.frame.emit()

@@ -147,18 +147,46 @@ def merge_triangles(parts) -> pv.PolyData:
     return pv.PolyData.from_regular_faces(points, triangles)
 
 
-def trace_stacks(events) -> list[tuple[int, ...]]:
-    """The choices standing after every prefix of a search trace (`solvers.trace.stack_at`
-    for all steps in one pass): what Search mode shows at each step."""
-    from solvers.trace import EventKind
+def ease(t: float) -> float:
+    """Smoothstep: motions start and stop gently (every glide in every scene)."""
+    t = min(max(t, 0.0), 1.0)
+    return t * t * (3 - 2 * t)
 
-    out: list[tuple[int, ...]] = [()]
-    stack: list[int] = []
-    for event in events:
-        if event.kind is EventKind.PLACE:
-            del stack[event.depth :]
-            stack.append(event.choice)
-        elif event.kind is EventKind.REMOVE:
-            del stack[event.depth :]
-        out.append(tuple(stack))
-    return out
+
+class TraceReplay:
+    """What Search mode reads off a solver's trace at a (fractional) step, for every family:
+    the events so far, the choices standing, the readout text and the depth."""
+
+    def __init__(self, events, describe_choice: Callable[[int], str]) -> None:
+        from solvers.trace import stacks_after_each
+
+        self.events = events
+        self.stacks = stacks_after_each(events)
+        self.describe_choice = describe_choice
+
+    def at(self, step: float) -> int:
+        return int(min(max(step, 0), len(self.events)))
+
+    def stack(self, step: float) -> tuple[int, ...]:
+        return self.stacks[self.at(step)]
+
+    def last(self, step: float):
+        """The event that led to this step (None at the start)."""
+        s = self.at(step)
+        return self.events[s - 1] if s else None
+
+    def describe(
+        self, step: float, *, start: str = "search start", verbs=("place", "backtrack: remove")
+    ) -> str:
+        from solvers.trace import EventKind
+
+        event = self.last(step)
+        if event is None:
+            return start
+        if event.kind is EventKind.SOLUTION:
+            return "solution found"
+        verb = verbs[0] if event.kind is EventKind.PLACE else verbs[1]
+        return f"{verb} {self.describe_choice(event.choice)}"
+
+    def depth(self, step: float) -> int:
+        return len(self.stack(step))

@@ -25,10 +25,11 @@ from viewer.scenes.base import (
     ActorSpec,
     Pose,
     Scene,
+    TraceReplay,
+    ease,
     hex_rgb,
     quads_mesh,
     text_mesh,
-    trace_stacks,
     translation,
 )
 
@@ -201,7 +202,7 @@ def _solution_scene(puzzle, layout, actors, stack, bounds) -> Scene:
     n = puzzle.n
 
     def falling(d: int, t: float) -> np.ndarray:
-        e = _ease(t)
+        e = ease(t)
         lift = (n - d + DROP) * (1.0 - e)
         spin = _rz(-math.pi / 2 * (1.0 - e))
         return translation((0.0, 0.0, d + 0.5 + lift)) @ spin @ orientation_matrix(stack[d])
@@ -232,41 +233,21 @@ def _solution_scene(puzzle, layout, actors, stack, bounds) -> Scene:
 
 def _search_scene(puzzle, layout, actors, trace, bounds) -> Scene:
     n = puzzle.n
-    events = trace.events
+    replay = TraceReplay(trace.events, trace.describe)
     decode = trace.decoder
-    stacks = trace_stacks(events)
-
-    def at(step: float) -> int:
-        return int(min(max(step, 0), len(events)))
 
     def pose(step: float) -> dict[str, Pose]:
-        s = at(step)
         out = _hidden(n)
-        for choice in stacks[s]:
+        for choice in replay.stack(step):
             d, k = decode(choice)
             _show_die(out, layout, d, k)
-        last = events[s - 1] if s else None
+        last = replay.last(step)
         if last is not None and last.kind is EventKind.PLACE:
             d, _ = decode(last.choice)
             _cursor(out, layout, d, layout.level(d))
         return out
 
-    def describe(step: float) -> str:
-        s = at(step)
-        if s == 0:
-            return "search start"
-        event = events[s - 1]
-        if event.kind is EventKind.SOLUTION:
-            return "solution found"
-        verb = "place" if event.kind is EventKind.PLACE else "backtrack: remove"
-        return f"{verb} {trace.describe(event.choice)}"
-
-    def depth(step: float) -> int:
-        return len(stacks[at(step)])
-
-    return Scene(actors, len(events), pose, bounds, view=VIEW, describe=describe, depth=depth)
-
-
-def _ease(t: float) -> float:
-    t = min(max(t, 0.0), 1.0)
-    return t * t * (3 - 2 * t)
+    return Scene(
+        actors, len(replay.events), pose, bounds, view=VIEW,
+        describe=replay.describe, depth=replay.depth,
+    )  # fmt: skip

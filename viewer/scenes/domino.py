@@ -26,11 +26,12 @@ from viewer.scenes.base import (
     ActorSpec,
     Pose,
     Scene,
+    TraceReplay,
     boxes_mesh,
+    ease,
     hex_rgb,
     merge_triangles,
     text_triangles,
-    trace_stacks,
     translation,
 )
 
@@ -209,7 +210,7 @@ def _solution_scene(puzzle, actors, tiles, order, bounds) -> Scene:
         for i in range(whole):
             out[keys[i]] = Pose(final[i])
         if whole < n and frac > 0:
-            m = translation((0.0, 0.0, DROP * (1.0 - _ease(frac)))) @ final[whole]
+            m = translation((0.0, 0.0, DROP * (1.0 - ease(frac)))) @ final[whole]
             out[keys[whole]] = Pose(m)
             out["cursor"] = Pose(m)
         elif 0 < step < n:
@@ -229,8 +230,7 @@ def _solution_scene(puzzle, actors, tiles, order, bounds) -> Scene:
 
 def _search_scene(puzzle, actors, tiles, trace, bounds) -> Scene:
     solver = trace.decoder
-    events = trace.events
-    stacks = trace_stacks(events)
+    replay = TraceReplay(trace.events, trace.describe)
     matrices: dict[int, np.ndarray] = {}
 
     def matrix_of(row: int) -> np.ndarray:
@@ -239,35 +239,16 @@ def _search_scene(puzzle, actors, tiles, trace, bounds) -> Scene:
             matrices[row] = tile_matrix(puzzle, (a, b))
         return matrices[row]
 
-    def at(step: float) -> int:
-        return int(min(max(step, 0), len(events)))
-
     def pose(step: float) -> dict[str, Pose]:
-        s = at(step)
         out = _hidden(tiles)
-        for row in stacks[s]:
+        for row in replay.stack(step):
             out[_key(solver.decode(row)[2])] = Pose(matrix_of(row))
-        last = events[s - 1] if s else None
+        last = replay.last(step)
         if last is not None and last.kind is EventKind.PLACE:
             out["cursor"] = Pose(matrix_of(last.choice))
         return out
 
-    def describe(step: float) -> str:
-        s = at(step)
-        if s == 0:
-            return "search start"
-        event = events[s - 1]
-        if event.kind is EventKind.SOLUTION:
-            return "solution found"
-        verb = "place" if event.kind is EventKind.PLACE else "backtrack: remove"
-        return f"{verb} {trace.describe(event.choice)}"
-
-    def depth(step: float) -> int:
-        return len(stacks[at(step)])
-
-    return Scene(actors, len(events), pose, bounds, view=VIEW, describe=describe, depth=depth)
-
-
-def _ease(t: float) -> float:
-    t = min(max(t, 0.0), 1.0)
-    return t * t * (3 - 2 * t)
+    return Scene(
+        actors, len(replay.events), pose, bounds, view=VIEW,
+        describe=replay.describe, depth=replay.depth,
+    )  # fmt: skip

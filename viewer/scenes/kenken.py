@@ -27,10 +27,11 @@ from viewer.scenes.base import (
     ActorSpec,
     Pose,
     Scene,
+    TraceReplay,
     boxes_mesh,
+    ease,
     merge_triangles,
     text_triangles,
-    trace_stacks,
     translation,
 )
 
@@ -224,7 +225,7 @@ def _solution_scene(puzzle, wheel, actors, grid, bounds) -> Scene:
             out[f"digit-{r}-{c}"] = Pose(wheel.matrix(cell_centre(n, r, c), grid[r][c]))
         if whole < steps and frac > 0:
             r, c = order[whole]
-            grow = _ease(frac)
+            grow = ease(frac)
             if grow >= wheel.min_grow:  # smaller, the wheel's other glyphs would peek out
                 m = wheel.matrix(cell_centre(n, r, c), grid[r][c], grow)
                 out[f"digit-{r}-{c}"] = Pose(m, True, "active")
@@ -247,9 +248,8 @@ def _solution_scene(puzzle, wheel, actors, grid, bounds) -> Scene:
 
 def _search_scene(puzzle, wheel, actors, trace, bounds) -> Scene:
     n = puzzle.size
-    events = trace.events
+    replay = TraceReplay(trace.events, trace.describe)
     decode = trace.decoder
-    stacks = trace_stacks(events)
     known: dict[tuple[int, ...], list[list[int]]] = {}
 
     def grid_of(stack: tuple[int, ...]) -> list[list[int]]:
@@ -257,15 +257,11 @@ def _search_scene(puzzle, wheel, actors, trace, bounds) -> Scene:
             known[stack] = known_digits(puzzle, stack)
         return known[stack]
 
-    def at(step: float) -> int:
-        return int(min(max(step, 0), len(events)))
-
     def pose(step: float) -> dict[str, Pose]:
-        s = at(step)
-        stack = stacks[s]
+        stack = replay.stack(step)
         grid = grid_of(stack)
         guessed = {decode(choice)[:2] for choice in stack}
-        last = events[s - 1] if s else None
+        last = replay.last(step)
         active = decode(last.choice)[:2] if last and last.kind is EventKind.PLACE else None
         solved = last is not None and last.kind is EventKind.SOLUTION
         out = _hidden(n)
@@ -285,21 +281,12 @@ def _search_scene(puzzle, wheel, actors, trace, bounds) -> Scene:
         return out
 
     def describe(step: float) -> str:
-        s = at(step)
-        if s == 0:
-            return "search start: the digits propagation alone makes certain"
-        event = events[s - 1]
-        if event.kind is EventKind.SOLUTION:
-            return "solution found"
-        verb = "guess" if event.kind is EventKind.PLACE else "backtrack: take back"
-        return f"{verb} {trace.describe(event.choice)}"
+        return replay.describe(
+            step,
+            start="search start: the digits propagation alone makes certain",
+            verbs=("guess", "backtrack: take back"),
+        )
 
-    def depth(step: float) -> int:
-        return len(stacks[at(step)])
-
-    return Scene(actors, len(events), pose, bounds, view=VIEW, describe=describe, depth=depth)
-
-
-def _ease(t: float) -> float:
-    t = min(max(t, 0.0), 1.0)
-    return t * t * (3 - 2 * t)
+    return Scene(
+        actors, len(replay.events), pose, bounds, view=VIEW, describe=describe, depth=replay.depth
+    )

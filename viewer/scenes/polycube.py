@@ -19,7 +19,16 @@ from solvers.polycube import PolycubeSolution
 from solvers.polycube_plan import assembly_plan
 from solvers.trace import EventKind
 from viewer.scenes._surface import cell_quads
-from viewer.scenes.base import ActorSpec, Pose, Scene, affine, bounds_of, quads_mesh
+from viewer.scenes.base import (
+    ActorSpec,
+    Pose,
+    Scene,
+    TraceReplay,
+    affine,
+    bounds_of,
+    ease,
+    quads_mesh,
+)
 
 FLY_CELLS = 1.0  # how far beyond the target a piece starts its flight
 
@@ -132,7 +141,7 @@ def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
         """Where piece k is a fraction t of the way in: it travels against its direction."""
         distance = float(np.abs(vector) @ span) + FLY_CELLS
         m = final[k].copy()
-        m[:3, 3] -= vector * distance * (1.0 - _ease(t))
+        m[:3, 3] -= vector * distance * (1.0 - ease(t))
         return m
 
     def pose(step: float) -> dict[str, Pose]:
@@ -166,8 +175,7 @@ def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
 
 def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
     problem = trace.decoder
-    events = trace.events
-    stacks = _stacks(events)
+    replay = TraceReplay(trace.events, trace.describe)
     matrices: dict[int, np.ndarray] = {}
 
     def matrix_of(row: int) -> np.ndarray:
@@ -177,9 +185,8 @@ def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
         return matrices[row]
 
     def pose(step: float) -> dict[str, Pose]:
-        s = int(min(max(step, 0), len(events)))
-        stack = stacks[s]
-        last = events[s - 1] if s > 0 else None
+        stack = replay.stack(step)
+        last = replay.last(step)
         out = _hidden(actors)
         used: dict[int, int] = {}
         for i, row in enumerate(stack):
@@ -192,37 +199,6 @@ def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
             out = {k: Pose(p.matrix, p.visible, "normal") for k, p in out.items()}
         return out
 
-    def describe(step: float) -> str:
-        s = int(min(max(step, 0), len(events)))
-        if s == 0:
-            return "search start"
-        event = events[s - 1]
-        if event.kind is EventKind.SOLUTION:
-            return "solution found"
-        verb = "place" if event.kind is EventKind.PLACE else "backtrack: remove"
-        return f"{verb} {trace.describe(event.choice)}"
-
-    def depth(step: float) -> int:
-        return len(stacks[int(min(max(step, 0), len(events)))])
-
-    return Scene(actors, len(events), pose, bounds, describe=describe, depth=depth)
-
-
-def _stacks(events) -> list[tuple[int, ...]]:
-    """The stack after every prefix of the trace (`stack_at` for all steps in one pass)."""
-    out = [()]
-    stack: list[int] = []
-    for event in events:
-        if event.kind is EventKind.PLACE:
-            del stack[event.depth :]
-            stack.append(event.choice)
-        elif event.kind is EventKind.REMOVE:
-            del stack[event.depth :]
-        out.append(tuple(stack))
-    return out
-
-
-def _ease(t: float) -> float:
-    """Smoothstep: pieces start and land gently."""
-    t = min(max(t, 0.0), 1.0)
-    return t * t * (3 - 2 * t)
+    return Scene(
+        actors, len(replay.events), pose, bounds, describe=replay.describe, depth=replay.depth
+    )
