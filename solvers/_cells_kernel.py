@@ -104,7 +104,7 @@ def _hide(item, opt_ptr, opt_items, node_opt, size, start, members, loc, where, 
             if j == item or where[j] >= old_active:
                 continue
             _remove(k, j, size, start, members, loc)
-            if check and size[j] < count[j] and j < n_primary and where[j] < n_active:
+            if check and size[j] == 0 and j < n_primary and where[j] < n_active:
                 return False
     return True
 
@@ -196,10 +196,12 @@ def run(
             oend[depth] = osp + n
             oidx[depth] = osp
             osp += n
-            saved_size[depth, :] = size
-            if has_multi:
-                saved_count[depth, :] = count
-            saved_active[depth] = n_active
+            if n > 1 or kind[depth] == 1:
+                # a forced move (one option) never comes back to this state: skip the copy
+                saved_size[depth, :] = size
+                if has_multi:
+                    saved_count[depth, :] = count
+                saved_active[depth] = n_active
             state = TRY
         elif state == TRY:
             if oidx[depth] == oend[depth]:
