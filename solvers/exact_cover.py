@@ -89,8 +89,8 @@ class Search:
         self._cancel = threading.Event()
         opt_ptr, opt_items = problem.csr()
         mult = problem.mult_array()
-        self._matrix = (opt_ptr, opt_items, problem.n_primary)
-        self._sets = K.build(problem.n_columns, opt_ptr, opt_items, mult)
+        self._matrix = (opt_ptr.astype(np.uint32), opt_items.astype(np.uint32), problem.n_primary)
+        self._sets = K.build(problem.n_columns, *self._matrix[:2], mult)
         self._mult = mult
         depth_cap = int(mult[: problem.n_primary].sum()) + 2
         self._st = np.zeros(K.N_SLOTS, np.int64)
@@ -102,12 +102,12 @@ class Search:
         self._oidx = np.zeros(depth_cap, np.int64)
         self._chosen = np.zeros(depth_cap, np.int64)
         n_items = max(problem.n_columns, 1)
-        self._saved_size = np.zeros((depth_cap, n_items), np.int64)
+        self._saved_size = np.zeros((depth_cap, n_items), np.uint32)
         self._has_multi = bool((mult[: problem.n_primary] > 1).any())
         self._saved_count = np.zeros((depth_cap if self._has_multi else 1, n_items), np.int64)
         self._saved_active = np.zeros(depth_cap, np.int64)
         extra = int((mult[: problem.n_primary] - 1).sum())
-        self._ostack = np.zeros(max(len(problem.rows), 1) * (2 + extra), np.int64)
+        self._ostack = np.zeros(max(len(problem.rows), 1) * (2 + extra), np.uint32)
         cap = trace_buffer if trace else 4
         self._ev = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64))
         self.done = False

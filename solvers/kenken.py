@@ -20,6 +20,12 @@ Deduction levels (used to grade difficulty, see `grade`; they follow Keen's): ev
 naked and hidden singles in rows and columns. 0 easy: a cage only tells which digits it uses
 somewhere; 1 normal: which digits each of its cells can take; 2 hard: + digits a cage must
 place in a row or column, ruled out of that line's other cells. Needing a guess: "extreme".
+
+Search: branch on the cell with fewest candidates (weighted towards cages that keep causing
+contradictions), or on the places left for a digit in a row or column when those are fewer;
+after a branch is exhausted its choice is ruled out in the parent and propagated. Puzzles that
+resist this for `AUTO_BUDGET` nodes are started over with failed-literal probing at every
+node, which settles even the worst generated 9×9 with almost no branching.
 """
 
 from __future__ import annotations
@@ -83,7 +89,6 @@ class _Plan:
         self.tuples: list[list[int]] = []
         # per cage: [(bit offset of the line slice, cells of that line outside the cage)]
         self.lines: list[list[tuple[int, tuple[int, ...]]]] = []
-        self.high: list[int] = []
         # failures seen per cage: the search prefers cells in cages that keep failing
         self.weight = [1] * len(puzzle.cages)
         for k, cage in enumerate(puzzle.cages):
@@ -97,7 +102,6 @@ class _Plan:
                 if len(inside) >= 2:
                     groups.append((inside, tuple(u for u in unit if u not in cells)))
             base = len(cells) * n
-            self.high.append(base)
             self.lines.append([(base + j * n, others) for j, (_, others) in enumerate(groups)])
             packed = []
             for digits in cage_tuples(cage, n):

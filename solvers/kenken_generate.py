@@ -213,7 +213,7 @@ def generate(
             continue
         puzzle = KenKenPuzzle(size, puzzle.cages, "generated", level, multiplication_only)
         return Generated(puzzle, solution, seed, attempt)
-    what = f"a {difficulty} " if difficulty else "a "
+    what = f" of difficulty {difficulty}" if difficulty else ""
     raise PuzzleError(
-        f"could not make {what}{size}x{size} puzzle in {ATTEMPTS} tries (seed {seed})"
+        f"could not make a {size}x{size} puzzle{what} in {ATTEMPTS} tries (seed {seed})"
     )
