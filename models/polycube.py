@@ -101,6 +101,9 @@ class PolycubePuzzle:
     source: str | None = None
     warnings: list[str] = field(default_factory=list)
     kind: str = "polycube"
+    _placement_cache: dict[int, list[Placement]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @property
     def piece_volume(self) -> int:
@@ -128,8 +131,12 @@ class PolycubePuzzle:
         return None
 
     def placements(self, piece_index: int) -> list[Placement]:
-        """Every way the piece fits inside the target (required ∪ optional cells)."""
-        return _placements(self, piece_index)
+        """Every way the piece fits inside the target (required ∪ optional cells); computed
+        once per piece, since symmetry counting builds one matrix per orbit."""
+        cache = self._placement_cache
+        if piece_index not in cache:
+            cache[piece_index] = _placements(self, piece_index)
+        return cache[piece_index]
 
 
 def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
