@@ -22,6 +22,7 @@ puzzles with it. Written from a reading of keen.c's description format; the piec
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from models.errors import PuzzleError
 from models.kenken import MAX_SIZE, MIN_SIZE, CageSpec, KenKenPuzzle, build_puzzle
@@ -66,6 +67,76 @@ class _Sets:
             self.parent[max(a, b)] = min(a, b)  # the root stays the first cell
 
 
+class _WallError(ValueError):
+    def __init__(self, message: str, at: int) -> None:
+        super().__init__(message)
+        self.at = at
+
+
+def decode_walls(desc: str, n: int) -> tuple[list[list[int]], int]:
+    """The cages (flat cell indices, each in reading order, cages by first cell) that the
+    wall code at the start of `desc` draws on an n×n grid, and where the code ends (the
+    index of the ',' or the end of `desc`)."""
+    lines = _inner_lines(n)
+    sets = _Sets(n * n)
+    pos, i = 0, 0
+    while i < len(desc) and desc[i] != ",":
+        ch = desc[i]
+        if ch != "_" and not "a" <= ch <= "z":
+            raise _WallError(f"unexpected '{ch}' in the cage walls", i)
+        start = i
+        i += 1
+        digits = re.match(r"\d*", desc[i:]).group()
+        i += len(digits)
+        repeat = int(digits) if digits else 1
+        if repeat < 1:
+            raise _WallError("a repeat count must be at least 1", start)
+        run = 0 if ch == "_" else ord(ch) - ord("a") + 1
+        for _ in range(repeat):
+            for _ in range(run):
+                if pos >= len(lines):
+                    raise _WallError("too many cage walls for the grid", start)
+                sets.union(*lines[pos])
+                pos += 1
+            if run != 25:  # Keen's reader: 'y' is the one letter with no wall after it
+                pos += 1
+                if pos > len(lines) + 1:
+                    raise _WallError("too many cage walls for the grid", start)
+    if pos != len(lines) + 1:
+        raise _WallError("not enough cage walls for the grid", i)
+    groups: dict[int, list[int]] = {}
+    for cell in range(n * n):
+        groups.setdefault(sets.find(cell), []).append(cell)
+    return [groups[root] for root in sorted(groups)], i
+
+
+def encode_walls(cage_of: Sequence[int], n: int) -> str:
+    """The wall code of a grid whose cell i (reading order) is in cage `cage_of[i]`."""
+    symbols: list[str] = []  # one per wall: the open lines before it
+    run = 0
+    lines = _inner_lines(n)
+    for index in range(len(lines) + 1):
+        wall = index == len(lines) or cage_of[lines[index][0]] != cage_of[lines[index][1]]
+        if not wall:
+            run += 1
+            continue
+        while run >= 25 and run != 26:  # what Keen's reader takes for 25 open, no wall
+            symbols.append("y")
+            run -= 25
+        symbols.append("_" if run == 0 else chr(ord("a") + run - 1))
+        run = 0
+    out = []
+    i = 0
+    while i < len(symbols):
+        j = i
+        while j < len(symbols) and symbols[j] == symbols[i]:
+            j += 1
+        count = j - i
+        out.append(symbols[i] * count if count <= 2 else f"{symbols[i]}{count}")
+        i = j
+    return "".join(out)
+
+
 def decode_keen_id(game_id: str) -> KenKenPuzzle:
     """Parse a Keen game ID; any flaw is a `PuzzleError` naming the ID and the character."""
     text = game_id.strip()
@@ -91,51 +162,25 @@ def decode_keen_id(game_id: str) -> KenKenPuzzle:
     mult_only = bool(match.group(3))
     offset = len(params) + 1
 
-    lines = _inner_lines(n)
-    sets = _Sets(n * n)
-    pos, i = 0, 0
-    while i < len(desc) and desc[i] != ",":
-        ch = desc[i]
-        if ch != "_" and not "a" <= ch <= "z":
-            raise bad(f"unexpected '{ch}' in the cage walls", offset + i)
-        start = i
-        i += 1
-        digits = re.match(r"\d*", desc[i:]).group()
-        i += len(digits)
-        repeat = int(digits) if digits else 1
-        if repeat < 1:
-            raise bad("a repeat count must be at least 1", offset + start)
-        run = 0 if ch == "_" else ord(ch) - ord("a") + 1
-        for _ in range(repeat):
-            for _ in range(run):
-                if pos >= len(lines):
-                    raise bad("too many cage walls for the grid", offset + start)
-                sets.union(*lines[pos])
-                pos += 1
-            if run != 25:  # Keen's reader: 'y' is the one letter with no wall after it
-                pos += 1
-                if pos > len(lines) + 1:
-                    raise bad("too many cage walls for the grid", offset + start)
-    if pos != len(lines) + 1:
-        raise bad("not enough cage walls for the grid", offset + i)
+    try:
+        cages, i = decode_walls(desc, n)
+    except _WallError as exc:
+        raise bad(exc.args[0], offset + exc.at) from None
     if i >= len(desc):
         raise bad("expected ',' and the clues after the cage walls", offset + i)
     i += 1
 
-    groups: dict[int, list[int]] = {}
-    for cell in range(n * n):
-        groups.setdefault(sets.find(cell), []).append(cell)
     specs = []
-    for root in sorted(groups):
+    for group in cages:
         if i >= len(desc):
-            raise bad(f"too few clues: {len(groups)} cages need {len(groups)}", offset + i)
+            raise bad(f"too few clues for the {len(cages)} cages", offset + i)
         letter = desc[i]
         if letter not in _CLUE_OPS:
             raise bad(f"unknown clue type '{letter}' (use a s m d)", offset + i)
         digits = re.match(r"\d*", desc[i + 1 :]).group()
         if not digits:
             raise bad(f"clue '{letter}' has no number", offset + i)
-        cells = [(c // n, c % n) for c in groups[root]]
+        cells = [(c // n, c % n) for c in group]
         op = _CLUE_OPS[letter]
         if len(cells) == 1 and letter == ("m" if mult_only else "a"):
             op = ""  # a one-cell cage under the mode's usual clue is a plain given
@@ -144,7 +189,7 @@ def decode_keen_id(game_id: str) -> KenKenPuzzle:
         specs.append(CageSpec(cells, int(digits), op, None))
         i += 1 + len(digits)
     if i < len(desc):
-        raise bad(f"too many clues: the walls make {len(groups)} cages", offset + i)
+        raise bad(f"too many clues: the walls make {len(cages)} cages", offset + i)
     try:
         return build_puzzle(
             n, specs, text, name="keen", difficulty=difficulty, multiplication_only=mult_only
@@ -169,32 +214,9 @@ def encode_keen_id(puzzle: KenKenPuzzle) -> str:
         for r, c in cage.cells:
             cage_of[r * n + c] = k
 
-    # one symbol per wall: the number of open lines before it, with Keen's reader's 25/26 quirk
-    symbols: list[str] = []
-    run = 0
-    lines = _inner_lines(n)
-    for index in range(len(lines) + 1):
-        wall = index == len(lines) or cage_of[lines[index][0]] != cage_of[lines[index][1]]
-        if not wall:
-            run += 1
-            continue
-        while run >= 25 and run != 26:
-            symbols.append("y")  # 25 open lines, no wall
-            run -= 25
-        symbols.append("_" if run == 0 else chr(ord("a") + run - 1))
-        run = 0
-    walls = []
-    i = 0
-    while i < len(symbols):
-        j = i
-        while j < len(symbols) and symbols[j] == symbols[i]:
-            j += 1
-        count = j - i
-        walls.append(symbols[i] * count if count <= 2 else f"{symbols[i]}{count}")
-        i = j
-
+    walls = encode_walls(cage_of, n)
     clues = []
     for cage in sorted(puzzle.cages, key=lambda cage: min(cage.cells)):
         op = cage.op or ("*" if puzzle.multiplication_only else "+")
         clues.append(f"{_OP_CLUES[op]}{cage.target}")
-    return f"{params}:{''.join(walls)},{''.join(clues)}"
+    return f"{params}:{walls},{''.join(clues)}"

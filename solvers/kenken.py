@@ -23,9 +23,9 @@ place in a row or column, ruled out of that line's other cells. Needing a guess:
 
 Search: branch on the cell with fewest candidates (weighted towards cages that keep causing
 contradictions), or on the places left for a digit in a row or column when those are fewer;
-after a branch is exhausted its choice is ruled out in the parent and propagated. Puzzles that
-resist this for `AUTO_BUDGET` nodes are started over with failed-literal probing at every
-node, which settles even the worst generated 9×9 with almost no branching.
+after a branch is exhausted its choice is ruled out in the parent and propagated. A search
+that goes `AUTO_BUDGET` nodes without a solution is started over with failed-literal probing
+at every node, which settles even the worst 9×9 we have seen with almost no branching.
 """
 
 from __future__ import annotations
@@ -246,8 +246,11 @@ def _grid(plan: _Plan, dom: Sequence[int]) -> Grid:
 
 ProgressCallback = Callable[["KenKenSearch"], None]
 
-#: Nodes of plain search before `probe="auto"` starts over with failed-literal probing.
+#: Nodes of plain search without a new solution before `probe="auto"` starts over with
+#: failed-literal probing; a puzzle that has already given `AUTO_MAX_FOUND` solutions is
+#: plainly easy to enumerate and is left to plain search.
 AUTO_BUDGET = 150
+AUTO_MAX_FOUND = 16
 
 
 class NodeLimit(Exception):
@@ -266,9 +269,10 @@ class KenKenSearch:
 
     `probe` picks the strength: False is propagation and branching only (cheap per node);
     True adds failed-literal probing at every node (costly per node, but it solves the
-    hardest puzzles with hardly any branching); "auto" runs plain search for `AUTO_BUDGET`
-    nodes and, if the puzzle is not settled by then, starts over with probing, skipping
-    solutions it already gave. The trace then shows the first attempt taken back."""
+    hardest puzzles with hardly any branching); "auto" runs plain search and, if it goes
+    `AUTO_BUDGET` nodes without a new solution (while few have been found), starts over with
+    probing, skipping solutions it already gave. The trace then shows the first attempt
+    taken back."""
 
     def __init__(
         self,
@@ -320,7 +324,11 @@ class KenKenSearch:
                 self._budget = self.nodes + AUTO_BUDGET
                 try:
                     for grid in self._search(state.copy(), 0, on_progress):
-                        given.add(tuple(map(tuple, grid)))
+                        if len(given) < AUTO_MAX_FOUND:
+                            given.add(tuple(map(tuple, grid)))
+                            self._budget = self.nodes + AUTO_BUDGET
+                        else:
+                            self._budget = None
                         yield grid
                     state = None
                 except _Restart:
