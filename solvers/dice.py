@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from models.dice import BACK, FRONT, LEFT, ORIENTATIONS, RIGHT, DicePuzzle, Stack, canonical_look
+from solvers.search_control import Cancellable, tree_fraction
 from solvers.trace import EventKind, TraceEvent
 
 N_ORIENTATIONS = len(ORIENTATIONS)
@@ -62,7 +63,7 @@ def colour_masks(puzzle: DicePuzzle) -> list[list[tuple[int, int, int, int, int]
 ProgressCallback = Callable[["DiceSearch"], None]
 
 
-class DiceSearch:
+class DiceSearch(Cancellable):
     """One depth-first run over a puzzle (not reusable). Depth `d` places die `d`.
 
     `solutions()` yields raw solutions lazily; `cancel()` (or setting the `cancel` event
@@ -83,7 +84,7 @@ class DiceSearch:
         self.puzzle = puzzle
         self.tracing = trace
         self.events: list[TraceEvent] = []
-        self._cancel = cancel if cancel is not None else threading.Event()
+        Cancellable.__init__(self, cancel)
         self._options = colour_masks(puzzle)
         self._index = [0] * (puzzle.n + 1)
         self._depth = 0
@@ -91,22 +92,12 @@ class DiceSearch:
         self.found = 0
         self.done = False
 
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
     def progress(self) -> float:
         """Fraction of the search tree behind us, from the branch indices near the root."""
         if self.done:
             return 1.0
-        frac, scale = 0.0, 1.0
-        for d in range(min(self._depth + 1, self.puzzle.n, 8)):
-            frac += scale * max(self._index[d] - 1, 0) / N_ORIENTATIONS
-            scale /= N_ORIENTATIONS
-        return min(frac, 1.0)
+        top = range(min(self._depth + 1, self.puzzle.n, 8))
+        return tree_fraction((self._index[d] - 1, N_ORIENTATIONS) for d in top)
 
     def solutions(self, on_progress: ProgressCallback | None = None) -> Iterator[Stack]:
         """Yield each raw solution (one orientation per die, bottom first) as it is found;

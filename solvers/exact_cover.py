@@ -12,13 +12,13 @@ resumable machine: `Search` runs the compiled kernel in slices, so the same obje
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from solvers import _cells_kernel as K
+from solvers.search_control import Cancellable, tree_fraction
 from solvers.trace import EventKind, TraceEvent
 
 
@@ -71,7 +71,7 @@ class Cancelled(Exception):
 ProgressCallback = Callable[["Search"], None]
 
 
-class Search:
+class Search(Cancellable):
     """One run of Algorithm X over a problem. Not reusable: make a new one to start over."""
 
     def __init__(
@@ -86,7 +86,7 @@ class Search:
         self.tracing = trace
         self.slice_nodes = slice_nodes
         self.events: list[TraceEvent] = []
-        self._cancel = threading.Event()
+        Cancellable.__init__(self)
         opt_ptr, opt_items = problem.csr()
         mult = problem.mult_array()
         self._matrix = (opt_ptr.astype(np.uint32), opt_items.astype(np.uint32), problem.n_primary)
@@ -129,21 +129,11 @@ class Search:
         """Fraction of the search tree behind us, from the branch indices near the root."""
         if self.done:
             return 1.0
-        depth = min(self.depth, 12)
-        frac, scale = 0.0, 1.0
-        for d in range(depth):
-            n = max(int(self._oend[d] - self._ostart[d]), 1)
-            frac += scale * min(int(self._oidx[d] - self._ostart[d]), n) / n
-            scale /= n
-        return min(frac, 1.0)
-
-    def cancel(self) -> None:
-        """Ask the search to stop at its next slice boundary (safe from any thread)."""
-        self._cancel.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
+        top = range(min(self.depth, 12))
+        return tree_fraction(
+            (int(self._oidx[d] - self._ostart[d]), int(self._oend[d] - self._ostart[d]))
+            for d in top
+        )
 
     # -- running --------------------------------------------------------------------------
     def _step(self, count_only: bool) -> int:

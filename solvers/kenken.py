@@ -30,13 +30,13 @@ at every node, which settles even the worst 9×9 we have seen with almost no bra
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from functools import reduce
 from operator import and_, or_
 
 from models.kenken import KenKenPuzzle, cage_tuples
 from solvers.exact_cover import Cancelled, ExactCoverProblem
+from solvers.search_control import Cancellable, tree_fraction
 from solvers.trace import EventKind, TraceEvent
 
 __all__ = [
@@ -262,7 +262,7 @@ class _Restart(Exception):
     pass
 
 
-class KenKenSearch:
+class KenKenSearch(Cancellable):
     """One search over a puzzle: lazy solutions, counting, a trace, progress and cancel.
 
     Mirrors `solvers.exact_cover.Search`: make a new one to start over.
@@ -290,30 +290,18 @@ class KenKenSearch:
         self.nodes = 0
         self.found = 0
         self.done = False
-        self._cancel = threading.Event()
+        Cancellable.__init__(self)
         self._plan = _Plan(puzzle)
         self._branches: list[list[int]] = []  # per depth: [index, count]
         self._probing = probe is True
         self._budget: int | None = None
         self._open: list[int] = []  # choices placed and not yet taken back (for the trace)
 
-    def cancel(self) -> None:
-        """Stop at the next node (safe from any thread)."""
-        self._cancel.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
     def progress(self) -> float:
         """Fraction of the search tree behind us, from the branch indices near the root."""
         if self.done:
             return 1.0
-        frac, scale = 0.0, 1.0
-        for index, count in self._branches[:12]:
-            frac += scale * index / count
-            scale /= count
-        return min(frac, 1.0)
+        return tree_fraction(self._branches)
 
     def solutions(self, on_progress: ProgressCallback | None = None) -> Iterator[Grid]:
         """Yield each solution (rows of digits) lazily; stops quietly when cancelled."""
