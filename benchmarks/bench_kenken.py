@@ -7,7 +7,7 @@ cold start (the cage-tuple cache is cleared before every run). Each time is the 
 
 References, run in the same process on the same puzzles:
 * exact cover: the puzzle as an exact-cover problem (one row per cage candidate tuple) on the
-  project's numba-compiled dancing-links engine, build included;
+  project's numba-compiled dancing-cells engine, build included;
 * plain backtracking (6×6 only; on 9×9 it takes minutes): cells in reading order, each digit
   checked against its row, column and the partial cage.
 """
