@@ -23,8 +23,8 @@ ISOMETRIC = (1.0, -1.0, 1.0)
 #: A warm key light beside the camera (the colour of VTK's light-kit key light). With the
 #: headlight below and `viewer.export.add_lights`' one it looks like pyvista's five-light kit
 #: plus that headlight (fitted on three views of the Soma cube: mean difference under 1/255 on
-#: the pieces) at half the lights: llvmpipe shades every pixel once per light (6 lights: 56 ms
-#: a frame, 1: 34 ms, at the window's size).
+#: the pieces) with 3 lights instead of 6: llvmpipe shades every pixel once per light (an
+#: orbit frame of the window went from 32 to 28 ms with the machine half loaded).
 KEY_LIGHT = dict(intensity=0.75, color=(1.0, 0.9723, 0.9022), elevation=35.0, azimuth=10.0)
 HEADLIGHT = 0.35  # plus add_lights' 0.35: the fitted 0.7
 

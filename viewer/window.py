@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QProgressDialog,
     QSpinBox,
 )
-from pyvistaqt import QtInteractor
 
 from models.assets import ASSETS
 from models.errors import NoSolution, PuzzleError
@@ -49,6 +48,7 @@ from viewer.controls import (
 from viewer.families import Family, load
 from viewer.handson import MOVE_KEYS, TURN_KEYS, HandsOn
 from viewer.inspect_view import InspectPanel
+from viewer.perf import ViewerInteractor
 from viewer.render import SceneRenderer, style_plotter
 from viewer.state import ViewerState
 from viewer.stl_dialog import StlDialog, export_stl
@@ -83,7 +83,7 @@ class MainWindow(QMainWindow):
 
         # No MSAA: ghosted pieces need depth peeling, which renders wrongly with MSAA on Mesa;
         # FXAA smooths the edges instead.
-        self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
+        self.plotter = ViewerInteractor(self, auto_update=False, multi_samples=0)
         style_plotter(self.plotter, anti_aliasing="fxaa")
         export.add_lights(self.plotter)
         self.plotter.reset_key_events()
@@ -650,7 +650,7 @@ class MainWindow(QMainWindow):
     # -- screenshots and teardown ------------------------------------------------------------------
     def save_screenshot(self, path: str | Path) -> bool:
         """A grab of the whole window, 3D view included (what a person sees)."""
-        self.plotter.render()
+        self.plotter.render_still()
         return self.grab().save(str(path))
 
     def closeEvent(self, event) -> None:
