@@ -55,18 +55,6 @@ def _process_deletions() -> None:
         app.processEvents()
 
 
-@pytest.fixture(autouse=True)
-def _none_reserve(request):
-    """PySide6 6.12 on Python 3.11 drops a reference to None per void call (viewer.nonekeeper):
-    keep a reserve for Qt tests, including pytest-qt's own processEvents calls."""
-    if "qtbot" in request.fixturenames:
-        from viewer import nonekeeper
-
-        nonekeeper.affected()
-        nonekeeper.top_up()
-    yield
-
-
 @pytest.fixture
 def window(qtbot, qt_settings_dir):
     """A shown MainWindow; closed, released and checked for leaks afterwards."""

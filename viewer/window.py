@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from models.assets import ASSETS
 from models.errors import NoSolution, PuzzleError
-from viewer import export, nonekeeper
+from viewer import export
 from viewer.controls import (
     HandsOnBar,
     PuzzleBrowser,
@@ -79,7 +79,6 @@ class MainWindow(QMainWindow):
         self._frame_next = True
         self._play_clock = 0.0
         self.settings = QSettings("tessera", "viewer")
-        self.none_keeper = nonekeeper.install(self)
 
         # No MSAA: ghosted pieces need depth peeling, which renders wrongly with MSAA on Mesa;
         # FXAA smooths the edges instead.
