@@ -264,13 +264,17 @@ class PuzzleBrowser(QTreeWidget):
         super().__init__(parent)
         self.setHeaderHidden(True)
         self.setObjectName("browser")
-        self.recent_root = QTreeWidgetItem(["Recent"])
+        self.recent_root: QTreeWidgetItem | None = None
         self.populate([])
         self.itemActivated.connect(self._activated)
         self.itemDoubleClicked.connect(self._activated)
 
     def populate(self, recent: list[str]) -> None:
-        self.clear()
+        # Take the old items back instead of clear(): clear() deletes C++ items that Python
+        # still holds (recent_root), and dropping that wrapper later crashed now and then.
+        self.recent_root = None
+        while self.topLevelItemCount():
+            self.takeTopLevelItem(0)
         for family, items in sorted(builtin_groups().items()):
             root = QTreeWidgetItem([FAMILY_TITLES.get(family, family.title())])
             root.setFlags(root.flags() & ~Qt.ItemFlag.ItemIsSelectable)
