@@ -12,8 +12,8 @@ import argparse
 import json
 import random
 import sys
-from pathlib import Path
 
+from cli.output import write_text
 from cli.progress import ProgressBar
 from models.assets import resolve_puzzle
 from models.dice import (
@@ -29,7 +29,7 @@ from models.dice import (
     dump_dice,
     load_dice,
 )
-from models.errors import NoSolution, PuzzleError
+from models.errors import NoSolution
 from solvers.dice import METHODS, DiceResult, DiceSearch, fold, solutions
 from solvers.dice_generate import MAX_DICE, generate
 
@@ -214,10 +214,7 @@ def run_generate(args: argparse.Namespace) -> int:
     )
     text = dump_dice(puzzle, comment)
     if args.out:
-        try:
-            Path(args.out).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise PuzzleError(exc.strerror or str(exc), args.out) from None
+        write_text(args.out, text)
         print(f"wrote {args.out}: {args.dice} dice, seed {seed}")
     else:
         sys.stdout.write(text)

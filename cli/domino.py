@@ -8,6 +8,7 @@ import random
 import re
 from pathlib import Path
 
+from cli.output import write_text
 from cli.progress import ProgressBar
 from models.domino import (
     DominoPuzzle,
@@ -108,10 +109,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         for i, puzzle in enumerate(puzzles, start=1):
             target = _numbered(out, i, len(puzzles))
             text = to_json(puzzle) + "\n" if target.suffix.lower() == ".json" else to_toml(puzzle)
-            _write(target, text)
+            write_text(target, text)
     if args.html:
         title = f"Domino puzzles {cols}\u00d7{rows}" if len(puzzles) > 1 else "Domino puzzle"
-        _write(Path(args.html), render_html(puzzles, title))
+        write_text(Path(args.html), render_html(puzzles, title))
 
     if args.json:
         data = [to_dict(p) for p in puzzles]
@@ -138,13 +139,6 @@ def _summary(puzzle: DominoPuzzle, i: int, count: int) -> str:
     if puzzle.difficulty:
         text += f", unique after {_boards(puzzle.meta.get('tries', 0))} tried, {puzzle.difficulty}"
     return text
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise PuzzleError(f"cannot write: {exc.strerror or exc}", path) from None
 
 
 def cmd_solve(args: argparse.Namespace) -> int:

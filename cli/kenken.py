@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-from pathlib import Path
 
+from cli.output import write_text
 from cli.progress import ProgressBar
-from models.errors import NoSolution, PuzzleError
+from models.errors import NoSolution
 from models.keen_id import encode_keen_id
 from models.kenken import format_grid, format_kenken, load_kenken
 from solvers.kenken import LEVELS, KenKenSearch
@@ -104,10 +104,7 @@ def _generate(args: argparse.Namespace) -> int:
     ]
     text = format_kenken(puzzle, comments)
     if args.out:
-        try:
-            Path(args.out).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise PuzzleError(exc.strerror or str(exc), args.out) from None
+        write_text(args.out, text)
         print(f"wrote {args.out}: {comments[0]}")
     else:
         print(text, end="")

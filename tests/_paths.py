@@ -11,3 +11,12 @@ CONFORMANCE = ROOT.parent / "shared" / "conformance"
 
 def expected() -> dict:
     return tomllib.loads((CONFORMANCE / "expected.toml").read_text(encoding="utf-8"))
+
+
+def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
+    """`tessera ARGV` in this process: exit code, stdout, stderr."""
+    from cli.main import main
+
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err

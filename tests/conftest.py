@@ -78,3 +78,20 @@ def window(qtbot, qt_settings_dir):
         for w in leaked:
             w.close()
         assert not leaked, f"windows left open: {[type(w).__name__ for w in leaked]}"
+
+
+@pytest.fixture(scope="module")
+def soma():
+    """The conformance Soma cube (read in place from ../shared)."""
+    from models.polycube import load_polycube
+    from tests._paths import CONFORMANCE
+
+    return load_polycube(CONFORMANCE / "polycube" / "soma.toml")
+
+
+@pytest.fixture(scope="module")
+def index(soma):
+    """Which distinct Soma solution an assembly is."""
+    from solvers.polycube_identify import SolutionIndex
+
+    return SolutionIndex(soma)

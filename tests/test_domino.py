@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -37,31 +34,9 @@ from solvers.domino import (
 from solvers.domino_generate import generate, layout_flips, layout_matching, random_board
 from solvers.exact_cover import Cancelled
 from solvers.trace import EventKind, stack_at
+from tests._paths import run_cli
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
-
-
-def _ensure_cli_families() -> None:
-    """cli/main.py imports every family's CLI module; while a sibling family's module is still
-    missing from the tree, stand in an empty one so the domino commands can be exercised."""
-    from cli.main import FAMILY_MODULES
-
-    for name in FAMILY_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            sys.modules[name] = types.SimpleNamespace(register=lambda sub: None)
-
-
-def run_cli(argv, capsys):
-    _ensure_cli_families()
-    from cli.main import main
-
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line_error(code: int, err: str, *needles: str) -> None:

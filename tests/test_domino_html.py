@@ -3,12 +3,9 @@ pixels) and the print styles."""
 
 from __future__ import annotations
 
-import importlib
 import re
 import shutil
-import sys
 import tempfile
-import types
 from pathlib import Path
 
 import imageio.v3 as iio
@@ -17,27 +14,11 @@ import pytest
 
 from models.domino import load_domino
 from models.domino_html import pip_positions, render_html
+from tests._paths import run_cli
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ANSWER_RGB = (0xB3, 0x26, 0x1E)  # .tile stroke colour in models/domino_html.py
-
-
-def run_cli(argv, capsys):
-    """`tessera ...` in-process; an empty stand-in for a sibling family's CLI module that is not
-    in the tree yet (cli/main.py imports them all)."""
-    from cli.main import FAMILY_MODULES, main
-
-    for name in FAMILY_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            sys.modules[name] = types.SimpleNamespace(register=lambda sub: None)
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_page_is_self_contained_and_draws_oriented_faces():

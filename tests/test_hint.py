@@ -6,23 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.polycube import load_polycube
 from solvers.polycube import solutions
 from solvers.polycube_hint import hint
-from solvers.polycube_identify import SolutionIndex, placement_of
-from tests._paths import CONFORMANCE
-
-SOMA = CONFORMANCE / "polycube" / "soma.toml"
-
-
-@pytest.fixture(scope="module")
-def soma():
-    return load_polycube(SOMA)
-
-
-@pytest.fixture(scope="module")
-def index(soma):
-    return SolutionIndex(soma)
+from solvers.polycube_identify import placement_of
 
 
 def type_of(puzzle, name: str) -> int:

@@ -11,20 +11,7 @@ from models import geometry
 from models.play import PlayModel, Pose
 from models.polycube import load_polycube
 from solvers.polycube_hint import hint
-from solvers.polycube_identify import SolutionIndex
 from tests._paths import CONFORMANCE
-
-SOMA = CONFORMANCE / "polycube" / "soma.toml"
-
-
-@pytest.fixture(scope="module")
-def soma():
-    return load_polycube(SOMA)
-
-
-@pytest.fixture(scope="module")
-def index(soma):
-    return SolutionIndex(soma)
 
 
 def as_set(cells) -> set[tuple[int, ...]]:
