@@ -35,6 +35,7 @@ test: system-deps $(STAMP) lint
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/ruff format --check .
 
 format: $(STAMP)

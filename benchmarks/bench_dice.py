@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solvers.dice import solve  # noqa: E402
-from solvers.dice_generate import generate  # noqa: E402
+from tessera.solvers.dice import solve  # noqa: E402
+from tessera.solvers.dice_generate import generate  # noqa: E402
 
 GOAL_N, GOAL_SECONDS = 12, 1.0
 SEARCH_UP_TO = 12  # the reference search takes 5-20 s at 12 and grows ~15x per 2 dice

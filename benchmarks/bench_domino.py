@@ -14,9 +14,8 @@ import time
 from itertools import islice
 
 import xcover
-
-from solvers.domino import exact_cover_problem, is_unique, placements
-from solvers.domino_generate import generate, layout_flips, layout_matching, random_board
+from tessera.solvers.domino import exact_cover_problem, is_unique, placements
+from tessera.solvers.domino_generate import generate, layout_flips, layout_matching, random_board
 
 SIZES = ((8, 7, 7), (10, 11, 10))
 

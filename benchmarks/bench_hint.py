@@ -17,12 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import xcover
-
-from models.mesh import piece_surface
-from models.polycube import load_polycube
-from solvers.polycube import PackingProblem
-from solvers.polycube_hint import hint
-from solvers.polycube_identify import SolutionIndex, placement_of
+from tessera.models.mesh import piece_surface
+from tessera.models.polycube import load_polycube
+from tessera.solvers.polycube import PackingProblem
+from tessera.solvers.polycube_hint import hint
+from tessera.solvers.polycube_identify import SolutionIndex, placement_of
 
 SOMA = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "polycube" / "soma.toml"
 

@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from models.kenken import KenKenPuzzle, _tuples, cage_value, load_kenken  # noqa: E402
-from solvers.exact_cover import Search  # noqa: E402
-from solvers.kenken import KenKenSearch, exact_cover_problem  # noqa: E402
-from solvers.kenken_generate import generate  # noqa: E402
+from tessera.models.kenken import KenKenPuzzle, _tuples, cage_value, load_kenken  # noqa: E402
+from tessera.solvers.exact_cover import Search  # noqa: E402
+from tessera.solvers.kenken import KenKenSearch, exact_cover_problem  # noqa: E402
+from tessera.solvers.kenken_generate import generate  # noqa: E402
 
 CORPUS_9 = 30  # 9×9 puzzles, seeds 0.., half with givens, half without
 CORPUS_6 = 20

@@ -24,11 +24,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 warnings.filterwarnings("ignore")  # xcover's numba type-safety chatter
 
-from models.assets import resolve_puzzle  # noqa: E402
-from models.polycube import load_polycube  # noqa: E402
-from solvers.exact_cover import ExactCoverProblem, Search  # noqa: E402
-from solvers.polycube import PackingProblem  # noqa: E402
-from solvers.polycube_symmetry import ClassSearch  # noqa: E402
+from tessera.models.assets import resolve_puzzle  # noqa: E402
+from tessera.models.polycube import load_polycube  # noqa: E402
+from tessera.solvers.exact_cover import ExactCoverProblem, Search  # noqa: E402
+from tessera.solvers.polycube import PackingProblem  # noqa: E402
+from tessera.solvers.polycube_symmetry import ClassSearch  # noqa: E402
 
 CASES = [
     # (built-in, count to report, run xcover on the full matrix too)

@@ -115,8 +115,8 @@ def main() -> None:
 
 def _reference(scene, step: float, size: tuple[int, int]):
     """The same scene, look and size in an off-screen plotter, drawn like a motion frame."""
-    from viewer import export
-    from viewer.render import SceneRenderer
+    from tessera.viewer import export
+    from tessera.viewer.render import SceneRenderer
 
     plotter = export.open_plotter(size)  # the window's background and lights, no FXAA
     plotter.ren_win.SetMultiSamples(0)  # the window's frames have no MSAA either
@@ -128,8 +128,8 @@ def _reference(scene, step: float, size: tuple[int, int]):
 
 def run() -> list[tuple]:
     t0 = time.perf_counter()
-    from viewer.app import application
-    from viewer.window import MainWindow
+    from tessera.viewer.app import application
+    from tessera.viewer.window import MainWindow
 
     imported = time.perf_counter() - t0
     app = application(["bench"])
@@ -209,7 +209,7 @@ def run() -> list[tuple]:
     window.close()
     app.processEvents()
 
-    from viewer import export
+    from tessera.viewer import export
 
     t4 = time.perf_counter()
     export.render_image(solution_scene, 7, (800, 600), supersample=2)

@@ -13,10 +13,10 @@ import json
 import random
 import sys
 
-from cli.output import write_text
-from cli.progress import ProgressBar
-from models.assets import resolve_puzzle
-from models.dice import (
+from tessera.cli.output import write_text
+from tessera.cli.progress import ProgressBar
+from tessera.models.assets import resolve_puzzle
+from tessera.models.dice import (
     BACK,
     BOTTOM,
     FRONT,
@@ -29,9 +29,9 @@ from models.dice import (
     dump_dice,
     load_dice,
 )
-from models.errors import NoSolution
-from solvers.dice import METHODS, DiceResult, DiceSearch, fold, solutions
-from solvers.dice_generate import MAX_DICE, generate
+from tessera.models.errors import NoSolution
+from tessera.solvers.dice import METHODS, DiceResult, DiceSearch, fold, solutions
+from tessera.solvers.dice_generate import MAX_DICE, generate
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -8,9 +8,9 @@ import random
 import re
 from pathlib import Path
 
-from cli.output import write_text
-from cli.progress import ProgressBar
-from models.domino import (
+from tessera.cli.output import write_text
+from tessera.cli.progress import ProgressBar
+from tessera.models.domino import (
     DominoPuzzle,
     dumps,
     load_domino,
@@ -20,10 +20,10 @@ from models.domino import (
     to_json,
     to_toml,
 )
-from models.domino_html import render_html
-from models.errors import NoSolution, PuzzleError
-from solvers.domino import DominoSolver, grade
-from solvers.domino_generate import generate
+from tessera.models.domino_html import render_html
+from tessera.models.errors import NoSolution, PuzzleError
+from tessera.solvers.domino import DominoSolver, grade
+from tessera.solvers.domino_generate import generate
 
 SIZE_RE = re.compile(r"^\s*(\d+)\s*[xX\u00d7]\s*(\d+)\s*$")
 

@@ -6,13 +6,13 @@ import argparse
 import json
 import shlex
 
-from cli.output import write_text
-from cli.progress import ProgressBar
-from models.errors import NoSolution
-from models.keen_id import encode_keen_id
-from models.kenken import format_grid, format_kenken, load_kenken
-from solvers.kenken import LEVELS, KenKenSearch
-from solvers.kenken_generate import generate
+from tessera.cli.output import write_text
+from tessera.cli.progress import ProgressBar
+from tessera.models.errors import NoSolution
+from tessera.models.keen_id import encode_keen_id
+from tessera.models.kenken import format_grid, format_kenken, load_kenken
+from tessera.solvers.kenken import LEVELS, KenKenSearch
+from tessera.solvers.kenken_generate import generate
 
 
 def register(sub: argparse._SubParsersAction) -> None:

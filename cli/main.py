@@ -12,15 +12,15 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from models.errors import NoSolution, PuzzleError
+from tessera.models.errors import NoSolution, PuzzleError
 
 FAMILY_MODULES = (
-    "cli.polycube",
-    "cli.dice",
-    "cli.kenken",
-    "cli.domino",
-    "cli.viewer",
-    "cli.stl",
+    "tessera.cli.polycube",
+    "tessera.cli.dice",
+    "tessera.cli.kenken",
+    "tessera.cli.domino",
+    "tessera.cli.viewer",
+    "tessera.cli.stl",
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from models.errors import PuzzleError
+from tessera.models.errors import PuzzleError
 
 
 def write_text(path: str | Path, text: str) -> None:

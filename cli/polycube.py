@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from cli.progress import ProgressBar
-from models.assets import builtin_puzzles, resolve_puzzle
-from models.errors import NoSolution, PuzzleError
-from models.polycube import PolycubePuzzle
-from solvers.polycube import PackingProblem, PolycubeSolution
-from solvers.polycube_plan import assembly_plan
-from solvers.polycube_symmetry import ClassSearch
+from tessera.cli.progress import ProgressBar
+from tessera.models.assets import builtin_puzzles, resolve_puzzle
+from tessera.models.errors import NoSolution, PuzzleError
+from tessera.models.polycube import PolycubePuzzle
+from tessera.solvers.polycube import PackingProblem, PolycubeSolution
+from tessera.solvers.polycube_plan import assembly_plan
+from tessera.solvers.polycube_symmetry import ClassSearch
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,11 +51,11 @@ def load_any_polycube(name: str, problem: int = 1) -> PolycubePuzzle:
     """A polycube puzzle from a file of any supported format or a built-in name."""
     path = resolve_puzzle(name)
     if path.suffix.lower() == ".xmpuzzle":
-        from models.burrtools import load_xmpuzzle
+        from tessera.models.burrtools import load_xmpuzzle
 
         return load_xmpuzzle(path, problem=problem)
-    from models.fileformat import parse_document, read_text
-    from models.polycube import polycube_from_dict
+    from tessera.models.fileformat import parse_document, read_text
+    from tessera.models.polycube import polycube_from_dict
 
     text = read_text(path)
     data = parse_document(text, path)
@@ -257,7 +257,7 @@ def _print_solution(puzzle, solution, number, args) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from models.fileformat import peek_kind
+    from tessera.models.fileformat import peek_kind
 
     rows = []
     for name, path in builtin_puzzles().items():

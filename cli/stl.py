@@ -12,12 +12,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cli.polycube import load_any_polycube
-from models.errors import NoSolution, PuzzleError
-from models.polycube import PolycubePuzzle
-from models.stl_export import Part, piece_parts, write_part
-from solvers.polycube import PolycubeSolution
-from solvers.polycube_identify import SolutionIndex
+from tessera.cli.polycube import load_any_polycube
+from tessera.models.errors import NoSolution, PuzzleError
+from tessera.models.polycube import PolycubePuzzle
+from tessera.models.stl_export import Part, piece_parts, write_part
+from tessera.solvers.polycube import PolycubeSolution
+from tessera.solvers.polycube_identify import SolutionIndex
 
 
 def register(sub: argparse._SubParsersAction) -> None:

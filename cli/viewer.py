@@ -11,7 +11,7 @@ import re
 import sys
 from pathlib import Path
 
-from models.errors import PuzzleError
+from tessera.models.errors import PuzzleError
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -87,8 +87,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _scene(args: argparse.Namespace, mode: str):
-    from viewer.families import load
-    from viewer.scenes import build_scene
+    from tessera.viewer.families import load
+    from tessera.viewer.scenes import build_scene
 
     family = load(args.puzzle)
     if mode == "search":
@@ -106,7 +106,7 @@ def _check_out(out: str, suffixes: tuple[str, ...]) -> Path:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from viewer.export import render_image, save_png
+    from tessera.viewer.export import render_image, save_png
 
     out = _check_out(args.out, (".png",))
     _, scene = _scene(args, "solution")
@@ -120,8 +120,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_animate(args: argparse.Namespace) -> int:
-    from cli.progress import ProgressBar
-    from viewer.export import animation_steps, encoder_size, export_animation
+    from tessera.cli.progress import ProgressBar
+    from tessera.viewer.export import animation_steps, encoder_size, export_animation
 
     out = _check_out(args.out, (".gif", ".mp4"))
     _, scene = _scene(args, args.mode)
@@ -143,7 +143,7 @@ def cmd_animate(args: argparse.Namespace) -> int:
 
 
 def cmd_view(args: argparse.Namespace) -> int:
-    from viewer.app import run
+    from tessera.viewer.app import run
 
     return run(
         args.puzzle or "soma",

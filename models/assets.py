@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from importlib.resources import as_file, files
 from pathlib import Path
 
-from models.errors import PuzzleError
+from tessera.models.errors import PuzzleError
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+# The assets are package data of `tessera`; an installed wheel unpacks them as real files, so
+# `as_file` returns their own folder (it would copy them out of a zip import only).
+with as_file(files("tessera") / "assets") as _assets:
+    ASSETS = Path(_assets)
 PUZZLES = ASSETS / "puzzles"
 PUZZLE_SUFFIXES = (".toml", ".json", ".xmpuzzle", ".kenken")
 

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import numpy as np
 from defusedxml import ElementTree as SafeET
-
-from models import geometry
-from models.errors import PuzzleError
-from models.polycube import Piece, PolycubePuzzle, Target
+from tessera.models import geometry
+from tessera.models.errors import PuzzleError
+from tessera.models.polycube import Piece, PolycubePuzzle, Target
 
 MAX_INFLATED = 64 * 1024 * 1024
 _VOXEL_TOKEN = re.compile(r"([_#+])(\d*)")

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from models.errors import PuzzleError
-from models.fileformat import check_keys, line_of, parse_document, read_text
+from tessera.models.errors import PuzzleError
+from tessera.models.fileformat import check_keys, line_of, parse_document, read_text
 
 TOP, FRONT, RIGHT, BACK, LEFT, BOTTOM = range(6)
 SIDES = (FRONT, RIGHT, BACK, LEFT)

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from models.errors import PuzzleError
-from models.fileformat import check_keys, line_of, parse_document, read_text
+from tessera.models.errors import PuzzleError
+from tessera.models.fileformat import check_keys, line_of, parse_document, read_text
 
 Cell = tuple[int, int]
 Pair = tuple[Cell, Cell]
@@ -360,8 +360,8 @@ def puzzle_from_document(data: dict[str, Any], text: str, path: str | Path) -> D
 
 def load_domino(path_or_id: str | Path) -> DominoPuzzle:
     """A puzzle from a file, a built-in name (`domino-...`) or a Dominosa game ID (`6:0123...`)."""
-    from models.assets import resolve_puzzle
-    from models.dominosa_id import looks_like_id, parse_dominosa_id
+    from tessera.models.assets import resolve_puzzle
+    from tessera.models.dominosa_id import looks_like_id, parse_dominosa_id
 
     text_arg = str(path_or_id)
     if not Path(text_arg).exists() and looks_like_id(text_arg):
@@ -380,7 +380,7 @@ def pairs_as_lists(pairs: Sequence[Pair]) -> list[list[int]]:
 def to_dict(puzzle: DominoPuzzle) -> dict[str, Any]:
     """What `--json` prints: numbers, orientations and the solution, plus the row strings so the
     same JSON loads back as a puzzle file."""
-    from models.dominosa_id import dominosa_id_or_none
+    from tessera.models.dominosa_id import dominosa_id_or_none
 
     out: dict[str, Any] = {
         "kind": "domino",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from models.domino import DominoPuzzle, set_name, tile_count
+from tessera.models.domino import DominoPuzzle, set_name, tile_count
 
 CELL = 48  # px per cell
 PAD = 0.24  # pip-free margin inside a cell, as a fraction of the cell

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from models.domino import DominoPuzzle, make_puzzle
-from models.errors import PuzzleError
+from tessera.models.domino import DominoPuzzle, make_puzzle
+from tessera.models.errors import PuzzleError
 
 ID_RE = re.compile(r"^(\d+)(d[tbhea]|a)?:(.*)$", re.S)
 DIFFICULTIES = {"dt": "trivial", "db": "basic", "dh": "hard", "de": "extreme", "da": "ambiguous"}

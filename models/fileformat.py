@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from models.errors import PuzzleError
+from tessera.models.errors import PuzzleError
 
 
 def read_text(path: str | Path) -> str:

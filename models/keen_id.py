@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from models.errors import PuzzleError
-from models.kenken import MAX_SIZE, MIN_SIZE, CageSpec, KenKenPuzzle, build_puzzle
+from tessera.models.errors import PuzzleError
+from tessera.models.kenken import MAX_SIZE, MIN_SIZE, CageSpec, KenKenPuzzle, build_puzzle
 
 #: Keen's difficulty letters and the names our generator grades with.
 DIFFICULTY_LETTERS = {"e": "easy", "n": "normal", "h": "hard", "x": "extreme", "u": "unreasonable"}

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from models.assets import resolve_puzzle
-from models.errors import PuzzleError
-from models.fileformat import read_text
+from tessera.models.assets import resolve_puzzle
+from tessera.models.errors import PuzzleError
+from tessera.models.fileformat import read_text
 
 MIN_SIZE, MAX_SIZE = 3, 9
 #: The operations, as stored in `Cage.op`: "" is a one-cell given.
@@ -376,7 +376,10 @@ def format_grid(grid: Sequence[Sequence[int]]) -> str:
 
 def load_kenken(path_or_id: str | Path) -> KenKenPuzzle:
     """A puzzle from a `.kenken` file, a built-in name (`kenken-6x6`) or a Keen game ID."""
-    from models.keen_id import decode_keen_id, looks_like_keen_id  # it builds on this module
+    from tessera.models.keen_id import (
+        decode_keen_id,
+        looks_like_keen_id,
+    )  # it builds on this module
 
     text = str(path_or_id)
     if not isinstance(path_or_id, Path) and looks_like_keen_id(text) and not Path(text).exists():

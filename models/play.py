@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
-
-from models import geometry
-from models.polycube import PolycubePuzzle
+from tessera.models import geometry
+from tessera.models.polycube import PolycubePuzzle
 
 AXES = {"x": 0, "y": 1, "z": 2}
 

@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from models import geometry
-from models.errors import PuzzleError
-from models.fileformat import check_keys, line_of, parse_document, read_text
+from tessera.models import geometry
+from tessera.models.errors import PuzzleError
+from tessera.models.fileformat import check_keys, line_of, parse_document, read_text
 
 #: Piece colours used when a file gives none: distinct, readable on white and on dark grey.
 PALETTE = (

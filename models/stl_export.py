@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from models.mesh import piece_surface, volume, write_stl
-from models.polycube import PolycubePuzzle
+from tessera.models.mesh import piece_surface, volume, write_stl
+from tessera.models.polycube import PolycubePuzzle
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,18 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from models.dice import BACK, FRONT, LEFT, ORIENTATIONS, RIGHT, DicePuzzle, Stack, canonical_look
-from solvers.search_control import Cancellable, tree_fraction
-from solvers.trace import EventKind, TraceEvent
+from tessera.models.dice import (
+    BACK,
+    FRONT,
+    LEFT,
+    ORIENTATIONS,
+    RIGHT,
+    DicePuzzle,
+    Stack,
+    canonical_look,
+)
+from tessera.solvers.search_control import Cancellable, tree_fraction
+from tessera.solvers.trace import EventKind, TraceEvent
 
 N_ORIENTATIONS = len(ORIENTATIONS)
 METHODS = ("graph", "search")
@@ -163,7 +172,7 @@ def solutions(
     if method == "search":
         return DiceSearch(puzzle, cancel=cancel).solutions()
     if method == "graph":
-        from solvers.dice_graph import graph_solutions
+        from tessera.solvers.dice_graph import graph_solutions
 
         return graph_solutions(puzzle, cancel=cancel)
     raise ValueError(f"unknown method {method!r} (use one of {', '.join(METHODS)})")

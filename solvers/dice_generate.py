@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import random
 
-from models.dice import DEFAULT_COLORS, DicePuzzle, canonical_look, orient
-from solvers.dice_graph import graph_solutions
+from tessera.models.dice import DEFAULT_COLORS, DicePuzzle, canonical_look, orient
+from tessera.solvers.dice_graph import graph_solutions
 
 # Single-letter names: the ten with default display colours first, then the other letters.
 COLOUR_NAMES = tuple(DEFAULT_COLORS) + tuple("adefhijlnqstuvxz")

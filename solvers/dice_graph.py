@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterator
 from itertools import product
 
-from models.dice import AXES, BY_FRONT_RIGHT, OPPOSITE, DicePuzzle, Stack
+from tessera.models.dice import AXES, BY_FRONT_RIGHT, OPPOSITE, DicePuzzle, Stack
 
 # The ordered (front/back pair, right/left pair) choices of a die; the vertical pair is the
 # one left over. Pairs are indices into models.dice.AXES.

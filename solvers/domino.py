@@ -21,10 +21,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import networkx as nx
-
-from models.domino import Cell, DominoPuzzle, Pair, Tile, placement_allowed, tile_count, tile_index
-from models.errors import NoSolution
-from solvers.exact_cover import ExactCoverProblem, ProgressCallback, Search
+from tessera.models.domino import (
+    Cell,
+    DominoPuzzle,
+    Pair,
+    Tile,
+    placement_allowed,
+    tile_count,
+    tile_index,
+)
+from tessera.models.errors import NoSolution
+from tessera.solvers.exact_cover import ExactCoverProblem, ProgressCallback, Search
 
 LEVELS = ("trivial", "basic", "hard", "extreme")
 

@@ -20,8 +20,7 @@ import random
 from collections.abc import Callable
 
 import networkx as nx
-
-from models.domino import (
+from tessera.models.domino import (
     DominoPuzzle,
     Pair,
     all_tiles,
@@ -31,8 +30,8 @@ from models.domino import (
     set_name,
     suits_for,
 )
-from models.errors import NoSolution, PuzzleError
-from solvers.domino import grade, is_unique
+from tessera.models.errors import NoSolution, PuzzleError
+from tessera.solvers.domino import grade, is_unique
 
 METHODS = ("matching", "flips")
 

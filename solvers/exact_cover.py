@@ -16,10 +16,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from solvers import _cells_kernel as K
-from solvers.search_control import Cancellable, tree_fraction
-from solvers.trace import EventKind, TraceEvent
+from tessera.solvers import _cells_kernel as K
+from tessera.solvers.search_control import Cancellable, tree_fraction
+from tessera.solvers.trace import EventKind, TraceEvent
 
 
 @dataclass(frozen=True)

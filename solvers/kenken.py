@@ -34,10 +34,10 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import reduce
 from operator import and_, or_
 
-from models.kenken import KenKenPuzzle, cage_tuples
-from solvers.exact_cover import Cancelled, ExactCoverProblem
-from solvers.search_control import Cancellable, tree_fraction
-from solvers.trace import EventKind, TraceEvent
+from tessera.models.kenken import KenKenPuzzle, cage_tuples
+from tessera.solvers.exact_cover import Cancelled, ExactCoverProblem
+from tessera.solvers.search_control import Cancellable, tree_fraction
+from tessera.solvers.trace import EventKind, TraceEvent
 
 __all__ = [
     "Cancelled",

@@ -13,9 +13,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from models.errors import PuzzleError
-from models.kenken import MAX_SIZE, MIN_SIZE, Cage, KenKenPuzzle, cage_value
-from solvers.kenken import LEVELS, KenKenSearch, NodeLimit, grade
+from tessera.models.errors import PuzzleError
+from tessera.models.kenken import MAX_SIZE, MIN_SIZE, Cage, KenKenPuzzle, cage_value
+from tessera.solvers.kenken import LEVELS, KenKenSearch, NodeLimit, grade
 
 Grid = list[list[int]]
 MAX_CAGE = 5

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-
-from models.polycube import Placement, PolycubePuzzle
-from solvers.exact_cover import ExactCoverProblem, ProgressCallback, Search
+from tessera.models.polycube import Placement, PolycubePuzzle
+from tessera.solvers.exact_cover import ExactCoverProblem, ProgressCallback, Search
 
 
 @dataclass(frozen=True)

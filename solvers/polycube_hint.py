@@ -13,11 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from models.polycube import Placement, PolycubePuzzle
-from solvers.exact_cover import Search
-from solvers.polycube import PackingProblem, PolycubeSolution
-from solvers.polycube_identify import PlacedCells, placement_of
+from tessera.models.polycube import Placement, PolycubePuzzle
+from tessera.solvers.exact_cover import Search
+from tessera.solvers.polycube import PackingProblem, PolycubeSolution
+from tessera.solvers.polycube_identify import PlacedCells, placement_of
 
 
 @dataclass(frozen=True)

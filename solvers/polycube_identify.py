@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-
-from models import geometry
-from models.polycube import Placement, PolycubePuzzle
-from solvers.polycube import PlacedPiece, PolycubeSolution
-from solvers.polycube_symmetry import ClassSearch
+from tessera.models import geometry
+from tessera.models.polycube import Placement, PolycubePuzzle
+from tessera.solvers.polycube import PlacedPiece, PolycubeSolution
+from tessera.solvers.polycube_symmetry import ClassSearch
 
 #: A piece instance given by where it is: (piece type index, (n, 3) cell coordinates).
 PlacedCells = tuple[int, np.ndarray]

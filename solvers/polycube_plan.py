@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from models.polycube import PolycubePuzzle
-from solvers.polycube import PolycubeSolution
+from tessera.models.polycube import PolycubePuzzle
+from tessera.solvers.polycube import PolycubeSolution
 
 DIRECTIONS: dict[str, tuple[int, int, int]] = {
     "+x": (1, 0, 0),

@@ -23,11 +23,10 @@ from functools import cached_property
 from typing import Literal
 
 import numpy as np
-
-from models import geometry
-from models.polycube import Placement, PolycubePuzzle
-from solvers.exact_cover import Cancelled, Search
-from solvers.polycube import PackingProblem, PolycubeSolution
+from tessera.models import geometry
+from tessera.models.polycube import Placement, PolycubePuzzle
+from tessera.solvers.exact_cover import Cancelled, Search
+from tessera.solvers.polycube import PackingProblem, PolycubeSolution
 
 Distinct = Literal["fixed", "rotation", "symmetry"]
 

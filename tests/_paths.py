@@ -15,7 +15,7 @@ def expected() -> dict:
 
 def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
     """`tessera ARGV` in this process: exit code, stdout, stderr."""
-    from cli.main import main
+    from tessera.cli.main import main
 
     code = main(argv)
     out, err = capsys.readouterr()

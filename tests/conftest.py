@@ -59,8 +59,7 @@ def _process_deletions() -> None:
 def window(qtbot, qt_settings_dir):
     """A shown MainWindow; closed, released and checked for leaks afterwards."""
     import pyvista
-
-    from viewer.window import MainWindow
+    from tessera.viewer.window import MainWindow
 
     before = set(map(id, _visible_top_levels()))
     win = MainWindow()
@@ -83,7 +82,8 @@ def window(qtbot, qt_settings_dir):
 @pytest.fixture(scope="module")
 def soma():
     """The conformance Soma cube (read in place from ../shared)."""
-    from models.polycube import load_polycube
+    from tessera.models.polycube import load_polycube
+
     from tests._paths import CONFORMANCE
 
     return load_polycube(CONFORMANCE / "polycube" / "soma.toml")
@@ -92,6 +92,6 @@ def soma():
 @pytest.fixture(scope="module")
 def index(soma):
     """Which distinct Soma solution an assembly is."""
-    from solvers.polycube_identify import SolutionIndex
+    from tessera.solvers.polycube_identify import SolutionIndex
 
     return SolutionIndex(soma)

@@ -9,9 +9,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
-from cli.main import main
-from models.dice import is_solution, load_dice
+from tessera.cli.main import main
+from tessera.models.dice import is_solution, load_dice
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT.parent / "shared" / "conformance"

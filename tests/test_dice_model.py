@@ -5,9 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-
-from models.assets import builtin_puzzles
-from models.dice import (
+from tessera.models.assets import builtin_puzzles
+from tessera.models.dice import (
     AXES,
     BY_FRONT_RIGHT,
     ORIENTATIONS,
@@ -19,7 +18,7 @@ from models.dice import (
     orient,
     orientation_of,
 )
-from models.errors import PuzzleError
+from tessera.models.errors import PuzzleError
 
 DIE = ["t", "f", "r", "k", "l", "m"]  # six different faces, so orientations are told apart
 

@@ -8,9 +8,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
-from models.dice import DicePuzzle, is_solution, load_dice, orient
-from solvers.dice import (
+from tessera.models.dice import DicePuzzle, is_solution, load_dice, orient
+from tessera.solvers.dice import (
     DiceSearch,
     decode_choice,
     distinct_solutions,
@@ -18,9 +17,9 @@ from solvers.dice import (
     solutions,
     solve,
 )
-from solvers.dice_generate import generate, planted
-from solvers.dice_graph import count_raw, factor_pairs
-from solvers.trace import EventKind, stack_at
+from tessera.solvers.dice_generate import generate, planted
+from tessera.solvers.dice_graph import count_raw, factor_pairs
+from tessera.solvers.trace import EventKind, stack_at
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
 EXPECTED = tomllib.loads((CONFORMANCE / "expected.toml").read_text())
@@ -49,7 +48,7 @@ def test_every_raw_solution_really_solves_and_count_raw_agrees(case):
 
 
 def test_builtin_classic_sets_are_the_conformance_dice():
-    from models.assets import builtin_puzzles
+    from tessera.models.assets import builtin_puzzles
 
     for builtin, case in [("instant-insanity", "instant-insanity"), ("dice-five", "five-dice")]:
         ours = load_dice(builtin_puzzles()[builtin])

@@ -7,8 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-
-from models.domino import (
+from tessera.models.domino import (
     ORIENTED,
     load_domino,
     make_puzzle,
@@ -19,9 +18,9 @@ from models.domino import (
     tile_count,
     to_toml,
 )
-from models.dominosa_id import parse_dominosa_id, to_dominosa_id
-from models.errors import PuzzleError
-from solvers.domino import (
+from tessera.models.dominosa_id import parse_dominosa_id, to_dominosa_id
+from tessera.models.errors import PuzzleError
+from tessera.solvers.domino import (
     Deducer,
     DominoSolver,
     count_solutions,
@@ -31,9 +30,10 @@ from solvers.domino import (
     placements,
     solve,
 )
-from solvers.domino_generate import generate, layout_flips, layout_matching, random_board
-from solvers.exact_cover import Cancelled
-from solvers.trace import EventKind, stack_at
+from tessera.solvers.domino_generate import generate, layout_flips, layout_matching, random_board
+from tessera.solvers.exact_cover import Cancelled
+from tessera.solvers.trace import EventKind, stack_at
+
 from tests._paths import run_cli
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"

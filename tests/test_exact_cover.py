@@ -8,9 +8,8 @@ import time
 
 import numpy as np
 import pytest
-
-from solvers.exact_cover import Cancelled, ExactCoverProblem, Search, solve
-from solvers.trace import EventKind, stack_at
+from tessera.solvers.exact_cover import Cancelled, ExactCoverProblem, Search, solve
+from tessera.solvers.trace import EventKind, stack_at
 
 
 def brute_force(rows, n_primary, n_columns, mult):

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from solvers.polycube import solutions
-from solvers.polycube_hint import hint
-from solvers.polycube_identify import placement_of
+from tessera.solvers.polycube import solutions
+from tessera.solvers.polycube_hint import hint
+from tessera.solvers.polycube_identify import placement_of
 
 
 def type_of(puzzle, name: str) -> int:

@@ -9,11 +9,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
-from cli.main import main
-from models.keen_id import encode_keen_id
-from models.kenken import load_kenken
-from solvers.kenken import count_solutions
+from tessera.cli.main import main
+from tessera.models.keen_id import encode_keen_id
+from tessera.models.kenken import load_kenken
+from tessera.solvers.kenken import count_solutions
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"

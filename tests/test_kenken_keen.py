@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import pytest
-
-from models.errors import PuzzleError
-from models.keen_id import (
+from tessera.models.errors import PuzzleError
+from tessera.models.keen_id import (
     decode_keen_id,
     decode_walls,
     encode_keen_id,
     encode_walls,
     looks_like_keen_id,
 )
-from models.kenken import load_kenken
-from solvers.exact_cover import Search
-from solvers.kenken import count_solutions, exact_cover_problem, grid_from_rows, solve
-from solvers.kenken_generate import generate
+from tessera.models.kenken import load_kenken
+from tessera.solvers.exact_cover import Search
+from tessera.solvers.kenken import count_solutions, exact_cover_problem, grid_from_rows, solve
+from tessera.solvers.kenken_generate import generate
 
 EXAMPLE = "5de:a__a_3a_5a_a_a_3b_bac_,a5m15a7a10s2s2d2s3m40m2s2"
 

@@ -6,10 +6,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
-from models.assets import builtin_puzzles
-from models.errors import PuzzleError
-from models.kenken import (
+from tessera.models.assets import builtin_puzzles
+from tessera.models.errors import PuzzleError
+from tessera.models.kenken import (
     Cage,
     KenKenPuzzle,
     cage_tuples,
@@ -17,7 +16,7 @@ from models.kenken import (
     load_kenken,
     parse_kenken,
 )
-from solvers.kenken import count_solutions, solve
+from tessera.solvers.kenken import count_solutions, solve
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
 NYT = CONFORMANCE / "kenken" / "nyt-4x4.kenken"

@@ -6,10 +6,9 @@ import threading
 from itertools import islice
 
 import pytest
-
-from models.kenken import Cage, KenKenPuzzle, load_kenken
-from solvers.exact_cover import Cancelled, Search
-from solvers.kenken import (
+from tessera.models.kenken import Cage, KenKenPuzzle, load_kenken
+from tessera.solvers.exact_cover import Cancelled, Search
+from tessera.solvers.kenken import (
     LEVELS,
     KenKenSearch,
     NodeLimit,
@@ -21,8 +20,8 @@ from solvers.kenken import (
     known_digits,
     solve,
 )
-from solvers.kenken_generate import generate, latin_square
-from solvers.trace import EventKind, stack_at
+from tessera.solvers.kenken_generate import generate, latin_square
+from tessera.solvers.trace import EventKind, stack_at
 
 # Latin squares of order 3, 4, 5 (OEIS A002860)
 LATIN_SQUARES = {3: 12, 4: 576, 5: 161280}
@@ -120,7 +119,7 @@ def test_trace_replays_to_the_solution():
 
 
 def test_auto_restart_takes_its_first_attempt_back_in_the_trace(monkeypatch):
-    import solvers.kenken as kenken
+    import tessera.solvers.kenken as kenken
 
     monkeypatch.setattr(kenken, "AUTO_BUDGET", 2)
     puzzle = load_kenken("kenken-9x9")

@@ -10,12 +10,12 @@ import sys
 import time
 
 import numpy as np
+from tessera.cli.main import main
+from tessera.cli.polycube import load_any_polycube
+from tessera.cli.progress import ProgressBar
+from tessera.solvers.polycube import PackingProblem
+from tessera.solvers.polycube_plan import DIRECTIONS, assembly_plan
 
-from cli.main import main
-from cli.polycube import load_any_polycube
-from cli.progress import ProgressBar
-from solvers.polycube import PackingProblem
-from solvers.polycube_plan import DIRECTIONS, assembly_plan
 from tests._paths import CONFORMANCE, ROOT
 
 
@@ -79,7 +79,7 @@ def test_trace_shows_placements_and_backtracks(capsys):
 
 def test_ctrl_c_prints_the_count_so_far_marked_partial():
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "solve", "bedlam", "--count", "--json"],
+        [sys.executable, "-m", "tessera.cli.main", "solve", "bedlam", "--count", "--json"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tessera.cli.main import main
+from tessera.models import geometry
+from tessera.models.burrtools import load_xmpuzzle
+from tessera.models.errors import PuzzleError
+from tessera.models.polycube import load_polycube
 
-from cli.main import main
-from models import geometry
-from models.burrtools import load_xmpuzzle
-from models.errors import PuzzleError
-from models.polycube import load_polycube
 from tests._paths import CONFORMANCE, ROOT
 
 SOMA_CELLS = """
@@ -39,7 +39,7 @@ def write(tmp_path: Path, text: str, name: str = "p.toml") -> Path:
 
 def run_cli(*args: str) -> tuple[int, str, str]:
     proc = subprocess.run(
-        [sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "tessera.cli.main", *args], capture_output=True, text=True, cwd=ROOT
     )
     return proc.returncode, proc.stdout, proc.stderr
 

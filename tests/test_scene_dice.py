@@ -5,17 +5,17 @@ from __future__ import annotations
 import imageio.v3 as iio
 import numpy as np
 import pytest
+from tessera.cli.main import main
+from tessera.models.dice import FRONT, ORIENTATIONS, RIGHT, SIDES, TOP, orient
+from tessera.solvers.trace import EventKind, stack_at
+from tessera.viewer import export
+from tessera.viewer.families import load
+from tessera.viewer.render import SceneRenderer
+from tessera.viewer.scenes import build_scene
+from tessera.viewer.scenes.base import hex_rgb
+from tessera.viewer.scenes.dice import NORMALS, VIEW, _Layout, die_mesh, orientation_matrix
 
-from cli.main import main
-from models.dice import FRONT, ORIENTATIONS, RIGHT, SIDES, TOP, orient
-from solvers.trace import EventKind, stack_at
 from tests.conftest import puzzle_file
-from viewer import export
-from viewer.families import load
-from viewer.render import SceneRenderer
-from viewer.scenes import build_scene
-from viewer.scenes.base import hex_rgb
-from viewer.scenes.dice import NORMALS, VIEW, _Layout, die_mesh, orientation_matrix
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

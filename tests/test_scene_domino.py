@@ -5,18 +5,18 @@ from __future__ import annotations
 import imageio.v3 as iio
 import numpy as np
 import pytest
+from tessera.cli.main import main
+from tessera.models.domino import ORIENTED
+from tessera.models.domino_html import PAD, pip_positions
+from tessera.solvers.trace import EventKind, stack_at
+from tessera.viewer import export
+from tessera.viewer.families import load
+from tessera.viewer.render import SceneRenderer
+from tessera.viewer.scenes import build_scene
+from tessera.viewer.scenes.base import hex_rgb
+from tessera.viewer.scenes.domino import PIP, TILE_HEIGHT, cell_centre, tile_matrix, tile_mesh
 
-from cli.main import main
-from models.domino import ORIENTED
-from models.domino_html import PAD, pip_positions
-from solvers.trace import EventKind, stack_at
 from tests.conftest import puzzle_file
-from viewer import export
-from viewer.families import load
-from viewer.render import SceneRenderer
-from viewer.scenes import build_scene
-from viewer.scenes.base import hex_rgb
-from viewer.scenes.domino import PIP, TILE_HEIGHT, cell_centre, tile_matrix, tile_mesh
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -5,22 +5,22 @@ from __future__ import annotations
 import imageio.v3 as iio
 import numpy as np
 import pytest
-
-from cli.main import main
-from solvers.kenken import choice_id, known_digits
-from solvers.trace import EventKind, TraceEvent, stack_at
-from tests.conftest import puzzle_file
-from viewer import export
-from viewer.families import Trace, load
-from viewer.render import SceneRenderer
-from viewer.scenes import build_scene
-from viewer.scenes.base import text_triangles
-from viewer.scenes.kenken import (
+from tessera.cli.main import main
+from tessera.solvers.kenken import choice_id, known_digits
+from tessera.solvers.trace import EventKind, TraceEvent, stack_at
+from tessera.viewer import export
+from tessera.viewer.families import Trace, load
+from tessera.viewer.render import SceneRenderer
+from tessera.viewer.scenes import build_scene
+from tessera.viewer.scenes.base import text_triangles
+from tessera.viewer.scenes.kenken import (
     DIGIT_HEIGHT,
     GLYPH_DEPTH,
     Wheel,
     cell_centre,
 )
+
+from tests.conftest import puzzle_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

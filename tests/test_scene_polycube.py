@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tessera.solvers.trace import EventKind, stack_at
+from tessera.viewer.families import load
+from tessera.viewer.scenes import build_scene
+from tessera.viewer.scenes._surface import cell_quads
+from tessera.viewer.scenes.polycube import placement_matrix
 
-from solvers.trace import EventKind, stack_at
 from tests.conftest import puzzle_file
-from viewer.families import load
-from viewer.scenes import build_scene
-from viewer.scenes._surface import cell_quads
-from viewer.scenes.polycube import placement_matrix
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def soma():
 
 
 def test_cell_quads_are_the_outer_faces_of_a_closed_surface():
-    from viewer.scenes.base import quads_mesh
+    from tessera.viewer.scenes.base import quads_mesh
 
     cells = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1]])
     vertices, quads = cell_quads(cells)

@@ -7,10 +7,10 @@ import json
 
 import numpy as np
 import pytest
+import tessera.cli.main as tessera_cli
+from tessera.models.polycube import load_polycube
+from tessera.solvers.polycube_identify import SolutionIndex
 
-import cli.main
-from models.polycube import load_polycube
-from solvers.polycube_identify import SolutionIndex
 from tests._paths import CONFORMANCE
 
 pv = pytest.importorskip("pyvista")
@@ -19,11 +19,9 @@ SOMA = CONFORMANCE / "polycube" / "soma.toml"
 
 
 @pytest.fixture
-def tessera(monkeypatch):
-    """`cli.main.main`, with the stl family registered even before cli/main.py lists it."""
-    if "cli.stl" not in cli.main.FAMILY_MODULES:
-        monkeypatch.setattr(cli.main, "FAMILY_MODULES", (*cli.main.FAMILY_MODULES, "cli.stl"))
-    return cli.main.main
+def tessera():
+    """`tessera` in this process."""
+    return tessera_cli.main
 
 
 def read(path):

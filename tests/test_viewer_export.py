@@ -6,14 +6,14 @@ import imageio.v2 as iio2
 import imageio.v3 as iio
 import numpy as np
 import pytest
+from tessera.cli.main import main
+from tessera.viewer import export
+from tessera.viewer.families import load
+from tessera.viewer.render import SceneRenderer
+from tessera.viewer.scenes import build_scene
+from tessera.viewer.scenes.base import hex_rgb
 
-from cli.main import main
 from tests.conftest import puzzle_file
-from viewer import export
-from viewer.families import load
-from viewer.render import SceneRenderer
-from viewer.scenes import build_scene
-from viewer.scenes.base import hex_rgb
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

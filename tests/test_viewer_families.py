@@ -9,14 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tessera.models.assets import resolve_puzzle
+from tessera.models.dice import SIDES, load_dice, orient
+from tessera.solvers.kenken import known_digits
+from tessera.solvers.trace import EventKind, stack_at
+from tessera.viewer.families import builtin_groups
+from tessera.viewer.scenes.base import hex_rgb
 
-from models.assets import resolve_puzzle
-from models.dice import SIDES, load_dice, orient
-from solvers.kenken import known_digits
-from solvers.trace import EventKind, stack_at
 from tests.conftest import puzzle_file
-from viewer.families import builtin_groups
-from viewer.scenes.base import hex_rgb
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -120,7 +120,7 @@ def test_game_ids_open_in_the_window(qtbot, window, game_id, kind, steps):
 
 
 def test_browser_groups_every_builtin_by_family(qtbot, window):
-    from viewer.controls import FAMILY_TITLES
+    from tessera.viewer.controls import FAMILY_TITLES
 
     groups = builtin_groups()
     assert {"dice", "domino", "polycube"} <= set(groups)

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QDialog
+from tessera.cli.main import main
+from tessera.models.mesh import read_stl
+from tessera.solvers.polycube_identify import SolutionIndex
+from tessera.viewer.inspect_view import HIGHLIGHT
+from tessera.viewer.play_view import FLAG, HINT_COLOR, key_of, pose_matrix
+from tessera.viewer.scenes.base import hex_rgb
 
-from cli.main import main
-from models.mesh import read_stl
-from solvers.polycube_identify import SolutionIndex
 from tests.conftest import puzzle_file
-from viewer.inspect_view import HIGHLIGHT
-from viewer.play_view import FLAG, HINT_COLOR, key_of, pose_matrix
-from viewer.scenes.base import hex_rgb
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -211,7 +211,7 @@ def test_an_illegal_move_shows_red_and_undo_clears_it(qtbot, window):
 
 def _overlapping_pose(model, piece: int, occupied: set) -> object:
     """A pose of `piece` inside the target that shares a cell with `occupied`."""
-    from models.play import Pose
+    from tessera.models.play import Pose
 
     for r in range(24):
         for x in range(-2, 3):
@@ -348,7 +348,7 @@ def test_export_stl_is_the_command_s_mechanism(qtbot, window, tmp_path, monkeypa
     open_soma(qtbot, window)
     assert window.state.solution_index == 0
     # File ▸ Export STL, dialog accepted with its defaults (20 mm, no gap, one file per piece)
-    from viewer import window as window_module
+    from tessera.viewer import window as window_module
 
     monkeypatch.setattr(window_module.StlDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
     monkeypatch.setattr(

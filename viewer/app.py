@@ -12,9 +12,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-
-from models.errors import NoSolution, PuzzleError
-from viewer.families import load
+from tessera.models.errors import NoSolution, PuzzleError
+from tessera.viewer.families import load
 
 
 def application(argv: list[str] | None = None) -> QApplication:
@@ -61,7 +60,7 @@ def run(
     screenshot: str | None = None,
     argv: list[str] | None = None,
 ) -> int:
-    from viewer.window import MainWindow
+    from tessera.viewer.window import MainWindow
 
     family = load(puzzle)  # bad input: a one-line error and exit 2, before any window
     if screenshot and not Path(screenshot).parent.exists():

@@ -26,8 +26,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from viewer.families import builtin_groups
+from tessera.viewer.families import builtin_groups
 
 FAMILY_TITLES = {
     "polycube": "Polycubes",

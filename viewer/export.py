@@ -12,8 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-
-from viewer.scenes.base import Scene
+from tessera.viewer.scenes.base import Scene
 
 DEFAULT_SIZE = (800, 600)
 MAX_SEARCH_FRAMES = 600  # a search trace longer than this is sampled, not shown event by event
@@ -29,8 +28,7 @@ def add_lights(plotter) -> None:
 def open_plotter(size: tuple[int, int]):
     """An off-screen plotter with the app's look (works with no display at all)."""
     import pyvista as pv
-
-    from viewer.render import style_plotter
+    from tessera.viewer.render import style_plotter
 
     plotter = pv.Plotter(off_screen=True, window_size=list(size))
     style_plotter(plotter, anti_aliasing=None)
@@ -55,7 +53,7 @@ def render_image(
     camera=None,
 ) -> np.ndarray:
     """One still: (h, w, 3) uint8, or (h, w, 4) with a transparent background."""
-    from viewer.render import SceneRenderer
+    from tessera.viewer.render import SceneRenderer
 
     k = max(1, int(supersample))
     plotter = open_plotter((size[0] * k, size[1] * k))
@@ -121,8 +119,7 @@ def export_animation(
     removed). `orbit_degrees` turns the camera that much over the whole animation.
     """
     import imageio.v2 as iio2
-
-    from viewer.render import SceneRenderer
+    from tessera.viewer.render import SceneRenderer
 
     path = Path(path)
     suffix = path.suffix.lower()

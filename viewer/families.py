@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from models.assets import builtin_puzzles, resolve_puzzle
-from models.errors import NoSolution, PuzzleError
-from solvers.trace import TraceEvent
+from tessera.models.assets import builtin_puzzles, resolve_puzzle
+from tessera.models.errors import NoSolution, PuzzleError
+from tessera.solvers.trace import TraceEvent
 
 #: How many trace events Search mode records at most (a long search is cut, not frozen on).
 MAX_TRACE_EVENTS = 20_000
@@ -89,21 +89,21 @@ class PolycubeFamily(Family):
     def load(cls, path_or_id: str | Path) -> Any:
         path = Path(path_or_id)
         if path.suffix.lower() == ".xmpuzzle":
-            from models.burrtools import load_xmpuzzle
+            from tessera.models.burrtools import load_xmpuzzle
 
             return load_xmpuzzle(path)
-        from models.polycube import load_polycube
+        from tessera.models.polycube import load_polycube
 
         return load_polycube(path)
 
     def solve(self) -> SolveJob:
-        from solvers.polycube_symmetry import ClassSearch
+        from tessera.solvers.polycube_symmetry import ClassSearch
 
         search = ClassSearch(self.puzzle)
         return SolveJob(search.representatives, search.cancel)
 
     def trace(self, max_events: int = MAX_TRACE_EVENTS) -> Trace:
-        from solvers.polycube import PackingProblem
+        from tessera.solvers.polycube import PackingProblem
 
         problem = PackingProblem(self.puzzle)
         search = problem.search(trace=True)
@@ -124,7 +124,7 @@ class DiceFamily(Family):
 
     @classmethod
     def load(cls, path_or_id: str | Path) -> Any:
-        from models.dice import load_dice
+        from tessera.models.dice import load_dice
 
         return load_dice(path_or_id)
 
@@ -135,7 +135,7 @@ class DiceFamily(Family):
         # graph search itself still stops on cancel.
         import threading
 
-        from solvers.dice import fold, solutions
+        from tessera.solvers.dice import fold, solutions
 
         cancel = threading.Event()
 
@@ -151,8 +151,8 @@ class DiceFamily(Family):
         return SolveJob(listing, cancel.set)
 
     def trace(self, max_events: int = MAX_TRACE_EVENTS) -> Trace:
-        from models.dice import SIDE_NAMES, SIDES, orient
-        from solvers.dice import DiceSearch, decode_choice
+        from tessera.models.dice import SIDE_NAMES, SIDES, orient
+        from tessera.solvers.dice import DiceSearch, decode_choice
 
         search = DiceSearch(self.puzzle, trace=True)
         search.CHECK_EVERY = 64  # look at the event count often: stop soon after the cap
@@ -180,12 +180,12 @@ class DominoFamily(Family):
 
     @classmethod
     def load(cls, path_or_id: str | Path) -> Any:
-        from models.domino import load_domino
+        from tessera.models.domino import load_domino
 
         return load_domino(path_or_id)
 
     def solve(self) -> SolveJob:
-        from solvers.domino import DominoSolver
+        from tessera.solvers.domino import DominoSolver
 
         solver = DominoSolver(self.puzzle)
 
@@ -201,7 +201,7 @@ class DominoFamily(Family):
         return SolveJob(listing, solver.cancel)
 
     def trace(self, max_events: int = MAX_TRACE_EVENTS) -> Trace:
-        from solvers.domino import DominoSolver
+        from tessera.solvers.domino import DominoSolver
 
         solver = DominoSolver(self.puzzle, trace=True)
         solver.search.slice_nodes = 256  # stop soon after max_events, not a whole slice later
@@ -226,12 +226,12 @@ class KenKenFamily(Family):
 
     @classmethod
     def load(cls, path_or_id: str | Path) -> Any:
-        from models.kenken import load_kenken
+        from tessera.models.kenken import load_kenken
 
         return load_kenken(path_or_id)
 
     def solve(self) -> SolveJob:
-        from solvers.kenken import KenKenSearch
+        from tessera.solvers.kenken import KenKenSearch
 
         search = KenKenSearch(self.puzzle)
 
@@ -249,7 +249,7 @@ class KenKenFamily(Family):
     def trace(self, max_events: int = MAX_TRACE_EVENTS) -> Trace:
         from functools import partial
 
-        from solvers.kenken import KenKenSearch, decode_choice
+        from tessera.solvers.kenken import KenKenSearch, decode_choice
 
         search = KenKenSearch(self.puzzle, trace=True)
         for _ in search.solutions(lambda s: len(s.events) > max_events and s.cancel()):
@@ -283,7 +283,7 @@ def family_of_file(path: Path) -> str:
         return "kenken"
     if suffix == ".xmpuzzle":
         return "polycube"
-    from models.fileformat import parse_document, read_text
+    from tessera.models.fileformat import parse_document, read_text
 
     data = parse_document(read_text(path), path)
     kind = data.get("kind", "polycube")
@@ -294,8 +294,8 @@ def load(name_or_path: str | Path) -> Family:
     """Any puzzle the app knows: a file, a built-in name, or a Dominosa/Keen game ID."""
     text = str(name_or_path)
     if not Path(text).exists() and text not in builtin_puzzles():
-        from models.dominosa_id import looks_like_id
-        from models.keen_id import looks_like_keen_id
+        from tessera.models.dominosa_id import looks_like_id
+        from tessera.models.keen_id import looks_like_keen_id
 
         # Both IDs start `N:`; a Keen ID always has a comma (walls, then clues), Dominosa's
         # digits never do.

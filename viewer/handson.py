@@ -13,10 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal
-
-from models.play import PlayModel
-from viewer.inspect_view import Inspector, InspectState
-from viewer.play_view import PlayView, key_of
+from tessera.models.play import PlayModel
+from tessera.viewer.inspect_view import Inspector, InspectState
+from tessera.viewer.play_view import PlayView, key_of
 
 MOVE_KEYS = {  # action name -> (axis, cells)
     "move_x_pos": (0, 1),
@@ -258,7 +257,7 @@ class HandsOn(QObject):
         self._run(identify, done)
 
     def _solution_index(self):
-        from solvers.polycube_identify import SolutionIndex
+        from tessera.solvers.polycube_identify import SolutionIndex
 
         if self._index is None:
             self._index = SolutionIndex(self.model.puzzle)
@@ -269,7 +268,7 @@ class HandsOn(QObject):
         """Ask the solver (in a thread) whether the table can still be completed."""
         if not self.playing:
             return
-        from solvers.polycube_hint import hint
+        from tessera.solvers.polycube_hint import hint
 
         puzzle, assembly, moves = self.model.puzzle, self.model.assembly(), self._moves
         self.say("thinking…")

@@ -26,10 +26,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from viewer.render import SceneRenderer
-from viewer.scenes.base import hex_rgb
-from viewer.state import Signal
+from tessera.viewer.render import SceneRenderer
+from tessera.viewer.scenes.base import hex_rgb
+from tessera.viewer.state import Signal
 
 EXPLODE_SPREAD = 1.5  # at full explode a piece moves 1.5× its distance from the centre
 GHOST_OPACITY = 0.18
@@ -212,7 +211,7 @@ class Inspector:
 
     def _sub_mesh(self, spec, cells: np.ndarray, keep: np.ndarray):
         """The piece's kept cells as their own closed mesh, coloured like the piece."""
-        from viewer.scenes.polycube import piece_mesh
+        from tessera.viewer.scenes.polycube import piece_mesh
 
         sub = piece_mesh(cells[keep])
         if spec.rgb:

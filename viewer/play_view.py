@@ -13,11 +13,10 @@ import time
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
-
-from models import geometry
-from models.play import PlayModel
-from viewer.scenes.base import ActorSpec, Pose, Scene, affine, bounds_of, ease, hex_rgb
-from viewer.scenes.polycube import _outline, piece_mesh
+from tessera.models import geometry
+from tessera.models.play import PlayModel
+from tessera.viewer.scenes.base import ActorSpec, Pose, Scene, affine, bounds_of, ease, hex_rgb
+from tessera.viewer.scenes.polycube import _outline, piece_mesh
 
 FLAG = "#ff1a1a"  # cells outside the target or overlapping
 SPARE_COLORS = ("#17becf", "#bcbd22", "#7f7f7f")  # for piece colours too close to FLAG

@@ -11,8 +11,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from viewer.families import Family, Trace
-from viewer.scenes.base import Scene
+from tessera.viewer.families import Family, Trace
+from tessera.viewer.scenes.base import Scene
 
 MODES = ("solution", "search")
 
@@ -139,7 +139,7 @@ class ViewerState:
         return self.step >= self.n_steps
 
     def _rebuild(self, at_end: bool) -> None:
-        from viewer.scenes import build_scene
+        from tessera.viewer.scenes import build_scene
 
         if self.family is None:
             return

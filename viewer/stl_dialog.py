@@ -21,9 +21,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from models.polycube import PolycubePuzzle
-from models.stl_export import piece_parts, write_part
+from tessera.models.polycube import PolycubePuzzle
+from tessera.models.stl_export import piece_parts, write_part
 
 
 def export_stl(

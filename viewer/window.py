@@ -32,11 +32,10 @@ from PySide6.QtWidgets import (
     QProgressDialog,
     QSpinBox,
 )
-
-from models.assets import ASSETS
-from models.errors import NoSolution, PuzzleError
-from viewer import export
-from viewer.controls import (
+from tessera.models.assets import ASSETS
+from tessera.models.errors import NoSolution, PuzzleError
+from tessera.viewer import export
+from tessera.viewer.controls import (
     HandsOnBar,
     PuzzleBrowser,
     SolutionPanel,
@@ -45,14 +44,14 @@ from viewer.controls import (
     make_mode_actions,
     make_step_actions,
 )
-from viewer.families import Family, load
-from viewer.handson import MOVE_KEYS, TURN_KEYS, HandsOn
-from viewer.inspect_view import InspectPanel
-from viewer.perf import ViewerInteractor
-from viewer.render import SceneRenderer, style_plotter
-from viewer.state import ViewerState
-from viewer.stl_dialog import StlDialog, export_stl
-from viewer.worker import SolveWorker
+from tessera.viewer.families import Family, load
+from tessera.viewer.handson import MOVE_KEYS, TURN_KEYS, HandsOn
+from tessera.viewer.inspect_view import InspectPanel
+from tessera.viewer.perf import ViewerInteractor
+from tessera.viewer.render import SceneRenderer, style_plotter
+from tessera.viewer.state import ViewerState
+from tessera.viewer.stl_dialog import StlDialog, export_stl
+from tessera.viewer.worker import SolveWorker
 
 PLAY_INTERVAL_MS = 33  # ~30 frames a second while playing
 MAX_RECENT = 8

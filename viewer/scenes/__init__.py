@@ -5,12 +5,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from viewer.scenes.base import ActorSpec, Pose, Scene
+from tessera.viewer.scenes.base import ActorSpec, Pose, Scene
 
 __all__ = ["ActorSpec", "Pose", "Scene", "build_scene"]
 
 
 def build_scene(family: Any, solution: Any, mode: str = "solution", trace: Any = None) -> Scene:
     """The scene of a loaded puzzle (`viewer.families.Family`) for one solution or a trace."""
-    module = importlib.import_module(f"viewer.scenes.{family.family}")
+    module = importlib.import_module(f"tessera.viewer.scenes.{family.family}")
     return module.build(family.puzzle, solution, mode, trace)

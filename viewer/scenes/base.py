@@ -158,7 +158,7 @@ class TraceReplay:
     the events so far, the choices standing, the readout text and the depth."""
 
     def __init__(self, events, describe_choice: Callable[[int], str]) -> None:
-        from solvers.trace import stacks_after_each
+        from tessera.solvers.trace import stacks_after_each
 
         self.events = events
         self.stacks = stacks_after_each(events)
@@ -178,7 +178,7 @@ class TraceReplay:
     def describe(
         self, step: float, *, start: str = "search start", verbs=("place", "backtrack: remove")
     ) -> str:
-        from solvers.trace import EventKind
+        from tessera.solvers.trace import EventKind
 
         event = self.last(step)
         if event is None:

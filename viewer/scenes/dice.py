@@ -17,11 +17,10 @@ import math
 
 import numpy as np
 import pyvista as pv
-
-from models.dice import ORIENTATIONS, SIDE_NAMES, SIDES, DicePuzzle, orient
-from solvers.trace import EventKind
-from viewer.scenes._surface import cell_quads
-from viewer.scenes.base import (
+from tessera.models.dice import ORIENTATIONS, SIDE_NAMES, SIDES, DicePuzzle, orient
+from tessera.solvers.trace import EventKind
+from tessera.viewer.scenes._surface import cell_quads
+from tessera.viewer.scenes.base import (
     ActorSpec,
     Pose,
     Scene,

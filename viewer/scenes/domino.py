@@ -18,11 +18,10 @@ from functools import cache
 
 import numpy as np
 import pyvista as pv
-
-from models.domino import ORIENTED, Cell, DominoPuzzle, Pair, Tile
-from models.domino_html import PAD, pip_positions
-from solvers.trace import EventKind
-from viewer.scenes.base import (
+from tessera.models.domino import ORIENTED, Cell, DominoPuzzle, Pair, Tile
+from tessera.models.domino_html import PAD, pip_positions
+from tessera.solvers.trace import EventKind
+from tessera.viewer.scenes.base import (
     ActorSpec,
     Pose,
     Scene,

@@ -19,11 +19,10 @@ import math
 
 import numpy as np
 import pyvista as pv
-
-from models.kenken import KenKenPuzzle
-from solvers.kenken import known_digits
-from solvers.trace import EventKind
-from viewer.scenes.base import (
+from tessera.models.kenken import KenKenPuzzle
+from tessera.solvers.kenken import known_digits
+from tessera.solvers.trace import EventKind
+from tessera.viewer.scenes.base import (
     ActorSpec,
     Pose,
     Scene,

@@ -12,14 +12,13 @@ import math
 from functools import cache
 
 import numpy as np
-
-from models import geometry
-from models.polycube import PolycubePuzzle
-from solvers.polycube import PolycubeSolution
-from solvers.polycube_plan import assembly_plan
-from solvers.trace import EventKind
-from viewer.scenes._surface import cell_quads
-from viewer.scenes.base import (
+from tessera.models import geometry
+from tessera.models.polycube import PolycubePuzzle
+from tessera.solvers.polycube import PolycubeSolution
+from tessera.solvers.polycube_plan import assembly_plan
+from tessera.solvers.trace import EventKind
+from tessera.viewer.scenes._surface import cell_quads
+from tessera.viewer.scenes.base import (
     ActorSpec,
     Pose,
     Scene,

@@ -1,0 +1,10 @@
+"""Tessera, a 3D puzzle workbench: polycube packings, Instant Insanity dice, interlocking burrs,
+domino puzzles and KenKen, solved headless (`tessera.cli`) or shown in a Qt window
+(`tessera.viewer`).
+
+The repository's top-level folders are the subpackages: `tessera.models` (puzzle data and file
+formats), `tessera.solvers` (algorithms), `tessera.viewer` (Qt and PyVista), `tessera.cli` (the
+`tessera` command) and `tessera/assets` (built-in puzzles and icons, package data).
+"""
+
+__version__ = "0.2.0"
