@@ -14,6 +14,7 @@ import time
 from itertools import islice
 
 import xcover
+
 from tessera.solvers.domino import exact_cover_problem, is_unique, placements
 from tessera.solvers.domino_generate import generate, layout_flips, layout_matching, random_board
 

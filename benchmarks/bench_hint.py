@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import xcover
+
 from tessera.models.mesh import piece_surface
 from tessera.models.polycube import load_polycube
 from tessera.solvers.polycube import PackingProblem

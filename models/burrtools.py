@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 from defusedxml import ElementTree as SafeET
+
 from tessera.models import geometry
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import Piece, PolycubePuzzle, Target

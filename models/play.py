@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
+
 from tessera.models import geometry
 from tessera.models.polycube import PolycubePuzzle
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from tessera.models import geometry
 from tessera.models.errors import PuzzleError
 from tessera.models.fileformat import check_keys, line_of, parse_document, read_text

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from tessera.models.mesh import piece_surface, volume, write_stl
 from tessera.models.polycube import PolycubePuzzle
 

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import networkx as nx
+
 from tessera.models.domino import (
     Cell,
     DominoPuzzle,

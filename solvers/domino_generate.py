@@ -20,6 +20,7 @@ import random
 from collections.abc import Callable
 
 import networkx as nx
+
 from tessera.models.domino import (
     DominoPuzzle,
     Pair,

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from tessera.solvers import _cells_kernel as K
 from tessera.solvers.search_control import Cancellable, tree_fraction
 from tessera.solvers.trace import EventKind, TraceEvent

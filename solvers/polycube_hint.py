@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
 from tessera.models.polycube import Placement, PolycubePuzzle
 from tessera.solvers.exact_cover import Search
 from tessera.solvers.polycube import PackingProblem, PolycubeSolution

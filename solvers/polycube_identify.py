@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+
 from tessera.models import geometry
 from tessera.models.polycube import Placement, PolycubePuzzle
 from tessera.solvers.polycube import PlacedPiece, PolycubeSolution

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.polycube import PolycubeSolution
 

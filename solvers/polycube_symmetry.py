@@ -23,6 +23,7 @@ from functools import cached_property
 from typing import Literal
 
 import numpy as np
+
 from tessera.models import geometry
 from tessera.models.polycube import Placement, PolycubePuzzle
 from tessera.solvers.exact_cover import Cancelled, Search

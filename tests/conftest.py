@@ -59,6 +59,7 @@ def _process_deletions() -> None:
 def window(qtbot, qt_settings_dir):
     """A shown MainWindow; closed, released and checked for leaks afterwards."""
     import pyvista
+
     from tessera.viewer.window import MainWindow
 
     before = set(map(id, _visible_top_levels()))
@@ -83,7 +84,6 @@ def window(qtbot, qt_settings_dir):
 def soma():
     """The conformance Soma cube (read in place from ../shared)."""
     from tessera.models.polycube import load_polycube
-
     from tests._paths import CONFORMANCE
 
     return load_polycube(CONFORMANCE / "polycube" / "soma.toml")

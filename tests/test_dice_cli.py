@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from tessera.cli.main import main
 from tessera.models.dice import is_solution, load_dice
 

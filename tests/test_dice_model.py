@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+
 from tessera.models.assets import builtin_puzzles
 from tessera.models.dice import (
     AXES,

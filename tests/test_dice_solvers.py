@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from tessera.models.dice import DicePuzzle, is_solution, load_dice, orient
 from tessera.solvers.dice import (
     DiceSearch,

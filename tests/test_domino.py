@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from tessera.models.domino import (
     ORIENTED,
     load_domino,
@@ -33,7 +34,6 @@ from tessera.solvers.domino import (
 from tessera.solvers.domino_generate import generate, layout_flips, layout_matching, random_board
 from tessera.solvers.exact_cover import Cancelled
 from tessera.solvers.trace import EventKind, stack_at
-
 from tests._paths import run_cli
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"

@@ -11,9 +11,9 @@ from pathlib import Path
 import imageio.v3 as iio
 import numpy as np
 import pytest
+
 from tessera.models.domino import load_domino
 from tessera.models.domino_html import pip_positions, render_html
-
 from tests._paths import run_cli
 
 CHROMIUM = Path("/usr/bin/chromium")

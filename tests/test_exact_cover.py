@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+
 from tessera.solvers.exact_cover import Cancelled, ExactCoverProblem, Search, solve
 from tessera.solvers.trace import EventKind, stack_at
 

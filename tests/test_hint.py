@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tessera.solvers.polycube import solutions
 from tessera.solvers.polycube_hint import hint
 from tessera.solvers.polycube_identify import placement_of

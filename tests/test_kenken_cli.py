@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from tessera.cli.main import main
 from tessera.models.keen_id import encode_keen_id
 from tessera.models.kenken import load_kenken

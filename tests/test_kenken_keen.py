@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tessera.models.errors import PuzzleError
 from tessera.models.keen_id import (
     decode_keen_id,

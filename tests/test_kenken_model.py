@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from tessera.models.assets import builtin_puzzles
 from tessera.models.errors import PuzzleError
 from tessera.models.kenken import (

@@ -6,6 +6,7 @@ import threading
 from itertools import islice
 
 import pytest
+
 from tessera.models.kenken import Cage, KenKenPuzzle, load_kenken
 from tessera.solvers.exact_cover import Cancelled, Search
 from tessera.solvers.kenken import (

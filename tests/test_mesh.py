@@ -10,9 +10,9 @@ from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
+
 from tessera.models.mesh import piece_surface, read_stl, volume, vtk_faces, weld, write_stl
 from tessera.models.polycube import load_polycube
-
 from tests._paths import CONFORMANCE
 
 SOMA = CONFORMANCE / "polycube" / "soma.toml"

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tessera.models import geometry
 from tessera.models.play import PlayModel, Pose
 from tessera.models.polycube import load_polycube
 from tessera.solvers.polycube_hint import hint
-
 from tests._paths import CONFORMANCE
 
 

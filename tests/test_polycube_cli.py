@@ -10,12 +10,12 @@ import sys
 import time
 
 import numpy as np
+
 from tessera.cli.main import main
 from tessera.cli.polycube import load_any_polycube
 from tessera.cli.progress import ProgressBar
 from tessera.solvers.polycube import PackingProblem
 from tessera.solvers.polycube_plan import DIRECTIONS, assembly_plan
-
 from tests._paths import CONFORMANCE, ROOT
 
 

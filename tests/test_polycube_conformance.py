@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from tessera.cli.polycube import load_any_polycube
 from tessera.solvers.polycube_symmetry import ClassSearch
-
 from tests._paths import CONFORMANCE, expected
 
 CASES = {

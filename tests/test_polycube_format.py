@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from tessera.cli.main import main
 from tessera.models import geometry
 from tessera.models.burrtools import load_xmpuzzle
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import load_polycube
-
 from tests._paths import CONFORMANCE, ROOT
 
 SOMA_CELLS = """

@@ -5,6 +5,7 @@ from __future__ import annotations
 import imageio.v3 as iio
 import numpy as np
 import pytest
+
 from tessera.cli.main import main
 from tessera.models.dice import FRONT, ORIENTATIONS, RIGHT, SIDES, TOP, orient
 from tessera.solvers.trace import EventKind, stack_at
@@ -14,7 +15,6 @@ from tessera.viewer.render import SceneRenderer
 from tessera.viewer.scenes import build_scene
 from tessera.viewer.scenes.base import hex_rgb
 from tessera.viewer.scenes.dice import NORMALS, VIEW, _Layout, die_mesh, orientation_matrix
-
 from tests.conftest import puzzle_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

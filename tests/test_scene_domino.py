@@ -5,6 +5,7 @@ from __future__ import annotations
 import imageio.v3 as iio
 import numpy as np
 import pytest
+
 from tessera.cli.main import main
 from tessera.models.domino import ORIENTED
 from tessera.models.domino_html import PAD, pip_positions
@@ -15,7 +16,6 @@ from tessera.viewer.render import SceneRenderer
 from tessera.viewer.scenes import build_scene
 from tessera.viewer.scenes.base import hex_rgb
 from tessera.viewer.scenes.domino import PIP, TILE_HEIGHT, cell_centre, tile_matrix, tile_mesh
-
 from tests.conftest import puzzle_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

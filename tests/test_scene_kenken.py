@@ -5,6 +5,7 @@ from __future__ import annotations
 import imageio.v3 as iio
 import numpy as np
 import pytest
+
 from tessera.cli.main import main
 from tessera.solvers.kenken import choice_id, known_digits
 from tessera.solvers.trace import EventKind, TraceEvent, stack_at
@@ -19,7 +20,6 @@ from tessera.viewer.scenes.kenken import (
     Wheel,
     cell_centre,
 )
-
 from tests.conftest import puzzle_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tessera.solvers.trace import EventKind, stack_at
 from tessera.viewer.families import load
 from tessera.viewer.scenes import build_scene
 from tessera.viewer.scenes._surface import cell_quads
 from tessera.viewer.scenes.polycube import placement_matrix
-
 from tests.conftest import puzzle_file
 
 

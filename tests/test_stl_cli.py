@@ -7,10 +7,10 @@ import json
 
 import numpy as np
 import pytest
+
 import tessera.cli.main as tessera_cli
 from tessera.models.polycube import load_polycube
 from tessera.solvers.polycube_identify import SolutionIndex
-
 from tests._paths import CONFORMANCE
 
 pv = pytest.importorskip("pyvista")

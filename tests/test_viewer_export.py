@@ -6,13 +6,13 @@ import imageio.v2 as iio2
 import imageio.v3 as iio
 import numpy as np
 import pytest
+
 from tessera.cli.main import main
 from tessera.viewer import export
 from tessera.viewer.families import load
 from tessera.viewer.render import SceneRenderer
 from tessera.viewer.scenes import build_scene
 from tessera.viewer.scenes.base import hex_rgb
-
 from tests.conftest import puzzle_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

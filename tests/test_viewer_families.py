@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from tessera.models.assets import resolve_puzzle
 from tessera.models.dice import SIDES, load_dice, orient
 from tessera.solvers.kenken import known_digits
 from tessera.solvers.trace import EventKind, stack_at
 from tessera.viewer.families import builtin_groups
 from tessera.viewer.scenes.base import hex_rgb
-
 from tests.conftest import puzzle_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QDialog
+
 from tessera.cli.main import main
 from tessera.models.mesh import read_stl
 from tessera.solvers.polycube_identify import SolutionIndex
 from tessera.viewer.inspect_view import HIGHLIGHT
 from tessera.viewer.play_view import FLAG, HINT_COLOR, key_of, pose_matrix
 from tessera.viewer.scenes.base import hex_rgb
-
 from tests.conftest import puzzle_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import QTimer
-from tessera.solvers.trace import EventKind, stack_at
 
+from tessera.solvers.trace import EventKind, stack_at
 from tests.conftest import puzzle_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
+
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.viewer.families import load
 

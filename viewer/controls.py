@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from tessera.viewer.families import builtin_groups
 
 FAMILY_TITLES = {

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+
 from tessera.viewer.scenes.base import Scene
 
 DEFAULT_SIZE = (800, 600)
@@ -28,6 +29,7 @@ def add_lights(plotter) -> None:
 def open_plotter(size: tuple[int, int]):
     """An off-screen plotter with the app's look (works with no display at all)."""
     import pyvista as pv
+
     from tessera.viewer.render import style_plotter
 
     plotter = pv.Plotter(off_screen=True, window_size=list(size))
@@ -119,6 +121,7 @@ def export_animation(
     removed). `orbit_degrees` turns the camera that much over the whole animation.
     """
     import imageio.v2 as iio2
+
     from tessera.viewer.render import SceneRenderer
 
     path = Path(path)

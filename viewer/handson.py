@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal
+
 from tessera.models.play import PlayModel
 from tessera.viewer.inspect_view import Inspector, InspectState
 from tessera.viewer.play_view import PlayView, key_of

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from tessera.viewer.render import SceneRenderer
 from tessera.viewer.scenes.base import hex_rgb
 from tessera.viewer.state import Signal

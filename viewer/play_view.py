@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
+
 from tessera.models import geometry
 from tessera.models.play import PlayModel
 from tessera.viewer.scenes.base import ActorSpec, Pose, Scene, affine, bounds_of, ease, hex_rgb

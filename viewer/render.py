@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pyvista as pv
+
 from tessera.viewer.scenes.base import ActorSpec, Pose, Scene, hex_rgb
 
 BACKGROUND_BOTTOM = "#f5f7fa"

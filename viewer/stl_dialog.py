@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from tessera.models.polycube import PolycubePuzzle
 from tessera.models.stl_export import piece_parts, write_part
 

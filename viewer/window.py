@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QProgressDialog,
     QSpinBox,
 )
+
 from tessera.models.assets import ASSETS
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.viewer import export

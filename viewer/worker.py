@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QThread, Signal
+
 from tessera.viewer.families import Family
 
 #: Solutions kept for the list; the count goes on past this (Bedlam has 19 186 classes).

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 import pyvista as pv
+
 from tessera.models.dice import ORIENTATIONS, SIDE_NAMES, SIDES, DicePuzzle, orient
 from tessera.solvers.trace import EventKind
 from tessera.viewer.scenes._surface import cell_quads

@@ -18,6 +18,7 @@ from functools import cache
 
 import numpy as np
 import pyvista as pv
+
 from tessera.models.domino import ORIENTED, Cell, DominoPuzzle, Pair, Tile
 from tessera.models.domino_html import PAD, pip_positions
 from tessera.solvers.trace import EventKind

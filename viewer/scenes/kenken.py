@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 import pyvista as pv
+
 from tessera.models.kenken import KenKenPuzzle
 from tessera.solvers.kenken import known_digits
 from tessera.solvers.trace import EventKind

@@ -12,6 +12,7 @@ import math
 from functools import cache
 
 import numpy as np
+
 from tessera.models import geometry
 from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.polycube import PolycubeSolution
