@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tessera.models.kenken import KenKenPuzzle, _tuples, cage_value, load_kenken  # noqa: E402
-from tessera.solvers.exact_cover import Search  # noqa: E402
+from tessera.solvers.exact_cover import ExactCoverSearch  # noqa: E402
 from tessera.solvers.kenken import KenKenSearch, exact_cover_problem  # noqa: E402
 from tessera.solvers.kenken_generate import generate  # noqa: E402
 
@@ -46,7 +46,7 @@ def ours(puzzle: KenKenPuzzle) -> int:
 def exact_cover(puzzle: KenKenPuzzle) -> int:
     _tuples.cache_clear()
     problem, _ = exact_cover_problem(puzzle)
-    return Search(problem).count(limit=2)
+    return ExactCoverSearch(problem).count(limit=2)
 
 
 def backtracking(puzzle: KenKenPuzzle) -> int:

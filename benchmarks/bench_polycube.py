@@ -26,7 +26,7 @@ warnings.filterwarnings("ignore")  # xcover's numba type-safety chatter
 
 from tessera.models.assets import resolve_puzzle  # noqa: E402
 from tessera.models.polycube import load_polycube  # noqa: E402
-from tessera.solvers.exact_cover import ExactCoverProblem, Search  # noqa: E402
+from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch  # noqa: E402
 from tessera.solvers.polycube import PackingProblem  # noqa: E402
 from tessera.solvers.polycube_symmetry import ClassSearch  # noqa: E402
 
@@ -52,7 +52,7 @@ def xcover_count(problem: ExactCoverProblem) -> int:
 
 
 def ours_count(problem: ExactCoverProblem) -> int:
-    search = Search(problem, slice_nodes=1 << 40)
+    search = ExactCoverSearch(problem, slice_nodes=1 << 40)
     return search.count()
 
 
@@ -76,8 +76,8 @@ def cold_compile_seconds() -> float:
     import tempfile
 
     code = (
-        "from solvers.exact_cover import ExactCoverProblem, Search;"
-        "Search(ExactCoverProblem([[0]], 1, 1)).count()"
+        "from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch;"
+        "ExactCoverSearch(ExactCoverProblem([[0]], 1, 1)).count()"
     )
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as cache:
@@ -150,7 +150,7 @@ def main(names: list[str]) -> None:
         )
         print(f"{name:20} {what:15} {r['value']:7} | {task} | {engine}", flush=True)
     goal_puzzle = load_polycube(resolve_puzzle("pentominoes-6x10"))
-    (counts, seconds) = timed(ClassSearch(goal_puzzle).count)
+    (counts, seconds) = timed(ClassSearch(goal_puzzle).tally)
     verdict = "met" if seconds <= 1.0 else "NOT met"
     n = counts.up_to_symmetry
     print(f"goal: pentominoes 6x10, all {n} in <= 1 s: {seconds:.2f} s ({verdict})")

@@ -14,8 +14,7 @@ import random
 import sys
 
 from tessera.cli.output import write_text
-from tessera.cli.progress import ProgressBar
-from tessera.models.assets import resolve_puzzle
+from tessera.cli.progress import Interruptible
 from tessera.models.dice import (
     BACK,
     BOTTOM,
@@ -27,11 +26,11 @@ from tessera.models.dice import (
     TOP,
     DicePuzzle,
     dump_dice,
-    load_dice,
 )
 from tessera.models.errors import NoSolution
 from tessera.solvers.dice import METHODS, DiceResult, DiceSearch, fold, solutions
 from tessera.solvers.dice_generate import MAX_DICE, generate
+from tessera.solvers.registry import load_puzzle
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -97,7 +96,7 @@ def _dice_count(text: str) -> int:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    puzzle = load_dice(resolve_puzzle(args.puzzle))
+    puzzle = load_puzzle(args.puzzle, "dice")
     result = _solve(puzzle, args.method)
     if args.json:
         print(format_json(as_json(puzzle, result, args.method)))
@@ -111,15 +110,12 @@ def run_solve(args: argparse.Namespace) -> int:
 def _solve(puzzle: DicePuzzle, method: str) -> DiceResult:
     if method != "search":
         return fold(puzzle, solutions(puzzle, method))
-    bar = ProgressBar(f"searching {puzzle.n} dice")
     search = DiceSearch(puzzle)
-    try:
-        return fold(
-            puzzle,
-            search.solutions(lambda s: bar.update(s.progress(), f"{s.found} found")),
-        )
-    finally:
-        bar.close()
+    with Interruptible(search, f"searching {puzzle.n} dice") as run:
+        result = fold(puzzle, search.solutions(run.progress))
+    if run.interrupted:
+        raise KeyboardInterrupt  # a partial fold would list wrong classes: say so, exit 130
+    return result
 
 
 def as_json(puzzle: DicePuzzle, result: DiceResult, method: str) -> dict:

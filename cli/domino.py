@@ -6,14 +6,14 @@ import argparse
 import json
 import random
 import re
+import sys
 from pathlib import Path
 
 from tessera.cli.output import write_text
-from tessera.cli.progress import ProgressBar
+from tessera.cli.progress import Interruptible, ProgressBar, partial_note
 from tessera.models.domino import (
     DominoPuzzle,
     dumps,
-    load_domino,
     render_text,
     set_name,
     to_dict,
@@ -24,6 +24,7 @@ from tessera.models.domino_html import render_html
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.solvers.domino import DominoSolver, grade
 from tessera.solvers.domino_generate import generate
+from tessera.solvers.registry import load_puzzle
 
 SIZE_RE = re.compile(r"^\s*(\d+)\s*[xX\u00d7]\s*(\d+)\s*$")
 
@@ -142,21 +143,21 @@ def _summary(puzzle: DominoPuzzle, i: int, count: int) -> str:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    puzzle = load_domino(args.puzzle)
+    puzzle = load_puzzle(args.puzzle, "domino")
     if args.count:
         solver = DominoSolver(puzzle)
-        bar = ProgressBar("counting")
-        try:
-            n = solver.count(
-                args.limit, on_progress=lambda s: bar.update(s.progress(), f"{s.found} found")
-            )
-        finally:
-            bar.close()
+        with Interruptible(solver, "counting") as run:
+            n = run.count(args.limit)
         capped = args.limit is not None and n >= args.limit
         if args.json:
-            print(json.dumps({"name": puzzle.name, "solutions": n, "limit_reached": capped}))
+            doc = {"name": puzzle.name, "solutions": n, "limit_reached": capped}
+            print(json.dumps(doc | ({"partial": True} if run.interrupted else {})))
         else:
-            print(f"{'at least ' if capped else ''}{n} solution{'s' if n != 1 else ''}")
+            at_least = "at least " if capped or run.interrupted else ""
+            print(f"{at_least}{n} solution{'s' if n != 1 else ''}")
+        if run.interrupted:
+            print(partial_note(n), file=sys.stderr)
+            return 130
         return 0 if n else 1
 
     solver = DominoSolver(puzzle)

@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import sys
 
 from tessera.cli.output import write_text
-from tessera.cli.progress import ProgressBar
+from tessera.cli.progress import Interruptible, partial_note
 from tessera.models.errors import NoSolution
 from tessera.models.keen_id import encode_keen_id
-from tessera.models.kenken import format_grid, format_kenken, load_kenken
+from tessera.models.kenken import format_grid, format_kenken
 from tessera.solvers.kenken import LEVELS, KenKenSearch
 from tessera.solvers.kenken_generate import generate
+from tessera.solvers.registry import load_puzzle
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,29 +51,35 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    puzzle = load_kenken(args.puzzle)
+    puzzle = load_puzzle(args.puzzle, "kenken")
     search = KenKenSearch(puzzle)
-    bar = ProgressBar("counting")
     first = None
     count = 0
-    try:
-        for grid in search.solutions(on_progress=lambda s: bar.update(s.progress())):
+    with Interruptible(search, "counting") as run:
+        for grid in search.solutions(run.progress):
             count += 1
             if first is None:
                 first = grid
             if not args.count and count >= 2:
                 break
-    finally:
-        bar.close()
     if first is None:
+        if run.interrupted:
+            print(partial_note(0), file=sys.stderr)
+            return 130
         raise NoSolution("no solution")
     if args.json:
         result = {"puzzle": puzzle.name, "size": puzzle.size, "solutions": count}
         result["solution"] = first
+        if run.interrupted:
+            result["partial"] = True
         print(json.dumps(result))
-        return 0
+        return 130 if run.interrupted else 0
     print(f"{puzzle.name}: {puzzle.size}x{puzzle.size}, {len(puzzle.cages)} cages")
     print(format_grid(first))
+    if run.interrupted:
+        print(f"solutions: {count} (partial: interrupted)")
+        print(partial_note(count), file=sys.stderr)
+        return 130
     if args.count:
         print(f"solutions: {count}")
     elif count == 1:
@@ -112,5 +120,5 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _id(args: argparse.Namespace) -> int:
-    print(encode_keen_id(load_kenken(args.puzzle)))
+    print(encode_keen_id(load_puzzle(args.puzzle, "kenken")))
     return 0

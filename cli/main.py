@@ -1,6 +1,7 @@
 """`tessera`: every solve, count and export without a window; no arguments opens the app.
 
-Each family registers its own subcommands (`cli/<family>.py`), so this file only dispatches and
+Each family's registry entry (`solvers.registry`) names the module that adds its subcommands;
+the viewer's and the printable models' commands come after them. This file only dispatches and
 turns the errors users can cause into one line and an exit code:
 2 for bad input (`PuzzleError`), 1 for a puzzle with no solution, 130 for Ctrl-C.
 """
@@ -13,15 +14,10 @@ import sys
 from collections.abc import Sequence
 
 from tessera.models.errors import NoSolution, PuzzleError
+from tessera.solvers.registry import FAMILIES
 
-FAMILY_MODULES = (
-    "tessera.cli.polycube",
-    "tessera.cli.dice",
-    "tessera.cli.kenken",
-    "tessera.cli.domino",
-    "tessera.cli.viewer",
-    "tessera.cli.stl",
-)
+#: Commands that belong to no one family.
+GENERAL_MODULES = ("tessera.cli.viewer", "tessera.cli.stl")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -36,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A 3D puzzle workbench: polycubes, Instant Insanity dice, dominoes, KenKen.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in FAMILY_MODULES:
+    modules = [entry.cli_module for entry in FAMILIES.values()] + list(GENERAL_MODULES)
+    for name in modules:
         importlib.import_module(name).register(sub)
     return parser
 

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from tessera.cli.progress import ProgressBar
-from tessera.models.assets import builtin_puzzles, resolve_puzzle
+from tessera.cli.progress import Interruptible, partial_note
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.polycube import PackingProblem, PolycubeSolution
 from tessera.solvers.polycube_plan import assembly_plan
 from tessera.solvers.polycube_symmetry import ClassSearch
+from tessera.solvers.registry import builtin_groups, load_puzzle
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,39 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def load_any_polycube(name: str, problem: int = 1) -> PolycubePuzzle:
     """A polycube puzzle from a file of any supported format or a built-in name."""
-    path = resolve_puzzle(name)
-    if path.suffix.lower() == ".xmpuzzle":
-        from tessera.models.burrtools import load_xmpuzzle
-
-        return load_xmpuzzle(path, problem=problem)
-    from tessera.models.fileformat import parse_document, read_text
-    from tessera.models.polycube import polycube_from_dict
-
-    text = read_text(path)
-    data = parse_document(text, path)
-    kind = data.get("kind", "polycube")
-    if kind != "polycube":
-        raise PuzzleError(f"this is a {kind} puzzle: use 'tessera {kind} solve'", path)
-    return polycube_from_dict(data, text, path)
-
-
-@contextmanager
-def cancel_on_interrupt(job) -> Iterator[None]:
-    """Ctrl-C asks the job to stop (so partial results survive) instead of killing us."""
-    previous = signal.getsignal(signal.SIGINT)
-
-    def handler(signum, frame):
-        job.cancel()
-
-    try:
-        signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    return load_puzzle(name, "polycube", problem=problem)
 
 
 def run_solve(args: argparse.Namespace) -> int:
@@ -100,19 +65,17 @@ def run_solve(args: argparse.Namespace) -> int:
 
 def _count(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
     start = time.perf_counter()
-    bar = ProgressBar("counting")
     if args.limit is not None:
         search = PackingProblem(puzzle).search()
-        with cancel_on_interrupt(search):
-            n = search.count(limit=args.limit) if not search.cancelled else 0
-        result = {"fixed": n, "limit": args.limit, "partial": search.cancelled}
+        with Interruptible(search, "counting") as run:
+            n = run.count(args.limit)
+        result = {"fixed": n, "limit": args.limit, "partial": run.interrupted}
     else:
         job = ClassSearch(puzzle)
-        with cancel_on_interrupt(job):
-            counts = job.count(lambda f, n: bar.update(f, f"{n} found"))
+        with Interruptible(job, "counting") as run:
+            counts = job.tally(run.progress)
         result = counts.as_dict()
         result["partial"] = counts.partial
-    bar.close()
     result["seconds"] = round(time.perf_counter() - start, 3)
     if args.json:
         print(json.dumps(result))
@@ -127,36 +90,32 @@ def _count(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
     return 0 if result["fixed"] else 1
 
 
-def _solutions(puzzle: PolycubePuzzle, args: argparse.Namespace, bar: ProgressBar):
-    """The solutions to print and the job that makes them (for Ctrl-C)."""
+def _search(puzzle: PolycubePuzzle, args: argparse.Namespace):
+    """The search whose solutions are printed, and the packing problem when its solutions are
+    rows of it (fixed listing and traces)."""
     if args.distinct == "fixed" or args.trace:
         problem = PackingProblem(puzzle)
-        search = problem.search(trace=args.trace)
-        gen = (
-            problem.solution(rows) for rows in search.solutions(lambda s: bar.update(s.progress()))
-        )
-        return gen, search, problem
-    job = ClassSearch(puzzle, mirrors=args.distinct == "symmetry")
-    return job.representatives(lambda f, n: bar.update(f, f"{n} found")), job, None
+        return problem.search(trace=args.trace), problem
+    return ClassSearch(puzzle, mirrors=args.distinct == "symmetry"), None
 
 
 def _list(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
-    bar = ProgressBar("solving")
-    gen, job, problem = _solutions(puzzle, args, bar)
+    job, problem = _search(puzzle, args)
     found = 0
     out = []
-    with cancel_on_interrupt(job):
-        for solution in gen:
+    with Interruptible(job, "solving") as run:
+        for solution in job.solutions(run.progress):
+            if problem is not None:
+                solution = problem.solution(solution)
             found += 1
-            bar.close()
+            run.bar.close()
             if args.json:
                 out.append(_solution_json(puzzle, solution, args.plan))
             else:
                 _print_solution(puzzle, solution, found, args)
             if args.limit is not None and found >= args.limit:
                 break
-    bar.close()
-    interrupted = job.cancelled
+    interrupted = run.interrupted
     if args.trace and problem is not None:
         events = [
             {"event": e.kind.name.lower(), "depth": e.depth}
@@ -177,7 +136,7 @@ def _list(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
             doc["partial"] = True
         print(json.dumps(doc))
     elif interrupted:
-        print(f"interrupted after {found} solutions (partial)", file=sys.stderr)
+        print(partial_note(found), file=sys.stderr)
     if interrupted:
         return 130
     if found == 0:
@@ -257,17 +216,7 @@ def _print_solution(puzzle, solution, number, args) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from tessera.models.fileformat import peek_kind
-
-    rows = []
-    for name, path in builtin_puzzles().items():
-        kind = "kenken" if path.suffix == ".kenken" else None
-        if kind is None:
-            try:
-                kind = peek_kind(path) or "polycube"
-            except PuzzleError:
-                kind = "?"
-        rows.append((kind, name, path))
+    rows = [(kind, name, path) for kind, items in builtin_groups().items() for name, path in items]
     for kind, name, path in sorted(rows):
         print(f"{kind:10} {name:28} {Path(path).name}")
     return 0

@@ -1,9 +1,13 @@
-"""A progress bar on stderr that appears only for work that takes over a second."""
+"""A progress bar on stderr that appears only for work that takes over a second, and the one
+way every command turns Ctrl-C into a partial result."""
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
+
+from tessera.solvers.search_control import Cancellable, Cancelled
 
 
 class ProgressBar:
@@ -35,3 +39,57 @@ class ProgressBar:
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
             self._drawn = False
+
+
+class Interruptible:
+    """How every command runs a search: a progress bar on stderr, and Ctrl-C asks the search
+    to stop so the command can still print what it found, marked partial (exit 130).
+
+    A second Ctrl-C while the search winds down raises KeyboardInterrupt as usual.
+
+        with Interruptible(search, "counting") as run:
+            n = run.count(limit)
+        if run.interrupted: ...
+    """
+
+    def __init__(self, search: Cancellable, label: str) -> None:
+        self.search = search
+        self.bar = ProgressBar(label)
+        self._previous = None
+
+    def __enter__(self) -> Interruptible:
+        def handler(signum, frame) -> None:
+            if self.search.cancelled:
+                raise KeyboardInterrupt
+            self.search.cancel()
+
+        try:
+            self._previous = signal.signal(signal.SIGINT, handler)
+        except ValueError:  # not the main thread: nobody can press Ctrl-C at us anyway
+            self._previous = None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bar.close()
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def progress(self, fraction: float, found: int) -> None:
+        """The search protocol's `on_progress`: drives the bar."""
+        self.bar.update(fraction, f"{found} found")
+
+    def count(self, limit: int | None = None) -> int:
+        """The search's count, or the partial count when Ctrl-C stopped it."""
+        try:
+            return self.search.count(limit, self.progress)
+        except Cancelled as exc:
+            return exc.partial
+
+    @property
+    def interrupted(self) -> bool:
+        return self.search.cancelled and not getattr(self.search, "done", False)
+
+
+def partial_note(found: int, what: str = "solutions") -> str:
+    """The one line every command prints on stderr after Ctrl-C."""
+    return f"interrupted after {found} {what} (partial)"

@@ -24,16 +24,28 @@ def builtin_puzzles() -> dict[str, Path]:
     return found
 
 
-def resolve_puzzle(name_or_path: str) -> Path:
-    """A path to an existing file, or the built-in of that name."""
-    path = Path(name_or_path)
-    if path.exists():
+def existing_file(name_or_path: str | Path) -> Path | None:
+    """The path, if it names something that exists. A game ID of 300 characters or a string
+    with a NUL byte is no file name, not an error: `Path.exists` would raise for them."""
+    try:
+        path = Path(name_or_path)
+        return path if path.exists() else None
+    except (OSError, ValueError):
+        return None
+
+
+def resolve_puzzle(name_or_path: str | Path) -> Path:
+    """A path to an existing puzzle file, or the built-in of that name."""
+    name_or_path = str(name_or_path)
+    path = existing_file(name_or_path)
+    if path is not None:
+        if path.is_dir():
+            raise PuzzleError("is a folder, not a puzzle file", path)
         return path
+    path = Path(name_or_path[:200])
     builtins = builtin_puzzles()
     if name_or_path in builtins:
         return builtins[name_or_path]
     if path.suffix or "/" in name_or_path:
-        raise PuzzleError("no such file", name_or_path)
-    raise PuzzleError(
-        f"no built-in puzzle named '{name_or_path}' (see 'tessera list')", name_or_path
-    )
+        raise PuzzleError("no such file", path)
+    raise PuzzleError(f"no built-in puzzle named {name_or_path!r} (see 'tessera list')", path)

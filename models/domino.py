@@ -359,14 +359,11 @@ def puzzle_from_document(data: dict[str, Any], text: str, path: str | Path) -> D
 
 
 def load_domino(path_or_id: str | Path) -> DominoPuzzle:
-    """A puzzle from a file, a built-in name (`domino-...`) or a Dominosa game ID (`6:0123...`)."""
+    """A puzzle from a file or a built-in name (`domino-...`); game IDs are read by
+    `dominosa_id.parse_dominosa_id`, and `solvers.registry.load` tells the two apart."""
     from tessera.models.assets import resolve_puzzle
-    from tessera.models.dominosa_id import looks_like_id, parse_dominosa_id
 
-    text_arg = str(path_or_id)
-    if not Path(text_arg).exists() and looks_like_id(text_arg):
-        return parse_dominosa_id(text_arg)
-    path = resolve_puzzle(text_arg)
+    path = resolve_puzzle(path_or_id)
     text = read_text(path)
     data = parse_document(text, path)
     return puzzle_from_document(data, text, path)

@@ -375,14 +375,7 @@ def format_grid(grid: Sequence[Sequence[int]]) -> str:
 
 
 def load_kenken(path_or_id: str | Path) -> KenKenPuzzle:
-    """A puzzle from a `.kenken` file, a built-in name (`kenken-6x6`) or a Keen game ID."""
-    from tessera.models.keen_id import (
-        decode_keen_id,
-        looks_like_keen_id,
-    )  # it builds on this module
-
-    text = str(path_or_id)
-    if not isinstance(path_or_id, Path) and looks_like_keen_id(text) and not Path(text).exists():
-        return decode_keen_id(text)
-    path = resolve_puzzle(text)
+    """A puzzle from a `.kenken` file or a built-in name (`kenken-6x6`); Keen game IDs are read
+    by `keen_id.decode_keen_id`, and `solvers.registry.load` tells the two apart."""
+    path = resolve_puzzle(path_or_id)
     return parse_kenken(read_text(path), path)

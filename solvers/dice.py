@@ -22,7 +22,7 @@ indices), `distinct_solutions(puzzle, method)` (one representative per class), `
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from tessera.models.dice import (
@@ -35,7 +35,7 @@ from tessera.models.dice import (
     Stack,
     canonical_look,
 )
-from tessera.solvers.search_control import Cancellable, tree_fraction
+from tessera.solvers.search_control import Report, Search, tree_fraction
 from tessera.solvers.trace import EventKind, TraceEvent
 
 N_ORIENTATIONS = len(ORIENTATIONS)
@@ -69,10 +69,7 @@ def colour_masks(puzzle: DicePuzzle) -> list[list[tuple[int, int, int, int, int]
     return out
 
 
-ProgressCallback = Callable[["DiceSearch"], None]
-
-
-class DiceSearch(Cancellable):
+class DiceSearch(Search):
     """One depth-first run over a puzzle (not reusable). Depth `d` places die `d`.
 
     `solutions()` yields raw solutions lazily; `cancel()` (or setting the `cancel` event
@@ -93,12 +90,12 @@ class DiceSearch(Cancellable):
         self.puzzle = puzzle
         self.tracing = trace
         self.events: list[TraceEvent] = []
-        Cancellable.__init__(self, cancel)
+        Search.__init__(self, cancel)
         self._options = colour_masks(puzzle)
         self._index = [0] * (puzzle.n + 1)
         self._depth = 0
         self.nodes = 0
-        self.found = 0
+        self._found = 0
         self.done = False
 
     def progress(self) -> float:
@@ -108,9 +105,15 @@ class DiceSearch(Cancellable):
         top = range(min(self._depth + 1, self.puzzle.n, 8))
         return tree_fraction((self._index[d] - 1, N_ORIENTATIONS) for d in top)
 
-    def solutions(self, on_progress: ProgressCallback | None = None) -> Iterator[Stack]:
-        """Yield each raw solution (one orientation per die, bottom first) as it is found;
-        stops quietly when cancelled."""
+    @property
+    def found(self) -> int:
+        return self._found
+
+    def check_often(self) -> None:
+        self.CHECK_EVERY = 64
+
+    def _solutions(self, report: Report | None) -> Iterator[Stack]:
+        """Each raw solution: one orientation per die, bottom first."""
         n = self.puzzle.n
         options = self._options
         index = self._index
@@ -144,14 +147,14 @@ class DiceSearch(Cancellable):
             if self.nodes % check == 0:
                 if cancel.is_set():
                     return
-                if on_progress is not None:
-                    on_progress(self)
+                if report is not None:
+                    report()
             k = chosen[0]
             placed[d] = k
             if events is not None:
                 events.append(TraceEvent(EventKind.PLACE, encode_choice(d, k), d))
             if d + 1 == n:
-                self.found += 1
+                self._found += 1
                 if events is not None:
                     events.append(TraceEvent(EventKind.SOLUTION, -1, n))
                 yield tuple(placed)
@@ -206,3 +209,35 @@ def solve(puzzle: DicePuzzle, method: str = "graph") -> DiceResult:
 def distinct_solutions(puzzle: DicePuzzle, method: str = "graph") -> list[Stack]:
     """One stack per distinct solution, in a fixed order whichever method found them."""
     return solve(puzzle, method).distinct
+
+
+class DistinctStacks(Search):
+    """The distinct solutions in `tessera dice solve`'s order (the search protocol), so
+    "--solution K" means the same stack everywhere.
+
+    Dice sets have few raw solutions (8 per class, times 2 per extra cycle), so folding them
+    all before the first is given costs milliseconds; the graph search itself still stops on
+    cancel."""
+
+    def __init__(self, puzzle: DicePuzzle) -> None:
+        Search.__init__(self)
+        self.puzzle = puzzle
+        self.events = []
+        self.found = 0
+        self.done = False
+        self._total = 0
+
+    def progress(self) -> float:
+        return 1.0 if self.done else self.found / max(self._total, 1)
+
+    def _solutions(self, report: Report | None) -> Iterator[Stack]:
+        result = fold(self.puzzle, solutions(self.puzzle, "graph", cancel=self._cancel))
+        self._total = len(result.distinct)
+        for stack in result.distinct:
+            if self.cancelled:
+                return
+            self.found += 1
+            if report is not None:
+                report()
+            yield stack
+        self.done = True

@@ -4,7 +4,7 @@ Exact cover: one column per cell (primary: each cell covered once) and one per t
 (each tile at most once; primary when the board needs the whole set, so every tile is used
 exactly once and an unplaceable tile prunes at once). A row is a tile lying on two neighbouring
 cells; orientation marks remove the rows that lie the wrong way. Because the rows go through
-`solvers.exact_cover.Search`, solutions come lazily, counting stops at a limit, a search can be
+the exact-cover engine, solutions come lazily, counting stops at a limit, a search can be
 cancelled from another thread and the viewer can replay the trace: a trace event's choice is
 the row number, and `DominoSolver.decode(row)` says which cells and tile it means.
 
@@ -32,7 +32,8 @@ from tessera.models.domino import (
     tile_index,
 )
 from tessera.models.errors import NoSolution
-from tessera.solvers.exact_cover import ExactCoverProblem, ProgressCallback, Search
+from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
+from tessera.solvers.search_control import Progress, Report, Search
 
 LEVELS = ("trivial", "basic", "hard", "extreme")
 
@@ -83,15 +84,17 @@ def exact_cover_problem(puzzle: DominoPuzzle, rows: list[Placement]) -> ExactCov
     return ExactCoverProblem(matrix, n_primary, n_cells + n_tiles, column_names=names)
 
 
-class DominoSolver:
-    """One search over a board. `search` is the engine's `Search` (cancel, progress, nodes,
-    events); `solutions()` yields tilings as lists of ((r1, c1), (r2, c2)) pairs."""
+class DominoSolver(Search):
+    """One search over a board (the search protocol): tilings come as lists of
+    ((r1, c1), (r2, c2)) pairs; `search` is the engine run underneath, which this object's
+    cancel, progress and events are."""
 
     def __init__(self, puzzle: DominoPuzzle, *, trace: bool = False) -> None:
         self.puzzle = puzzle
         self.rows = placements(puzzle)
         self.problem = exact_cover_problem(puzzle, self.rows)
-        self.search = Search(self.problem, trace=trace)
+        self.search = ExactCoverSearch(self.problem, trace=trace)
+        Search.__init__(self, self.search._cancel)  # one stop flag for both
 
     def decode(self, row: int) -> tuple[Cell, Cell, Tile]:
         """What a trace event's choice means: (cell a, cell b, tile)."""
@@ -101,19 +104,30 @@ class DominoSolver:
     def pairs(self, rows: tuple[int, ...]) -> list[Pair]:
         return [self.rows[r].pair for r in rows]
 
-    def solutions(self, on_progress: ProgressCallback | None = None) -> Iterator[list[Pair]]:
-        for rows in self.search.solutions(on_progress):
-            yield self.pairs(rows)
+    @property
+    def found(self) -> int:
+        return self.search.found
 
-    def count(self, limit: int | None = None, on_progress: ProgressCallback | None = None) -> int:
-        return self.search.count(limit, on_progress)
+    @property
+    def done(self) -> bool:
+        return self.search.done
 
     @property
     def events(self):
         return self.search.events
 
-    def cancel(self) -> None:
-        self.search.cancel()
+    def progress(self) -> float:
+        return self.search.progress()
+
+    def check_often(self) -> None:
+        self.search.check_often()
+
+    def _solutions(self, report: Report | None) -> Iterator[list[Pair]]:
+        for rows in self.search._solutions(report):
+            yield self.pairs(rows)
+
+    def count(self, limit: int | None = None, on_progress: Progress | None = None) -> int:
+        return self.search.count(limit, on_progress)
 
 
 def solve(puzzle: DominoPuzzle, limit: int | None = None) -> list[list[Pair]]:

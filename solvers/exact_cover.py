@@ -12,13 +12,13 @@ resumable machine: `Search` runs the compiled kernel in slices, so the same obje
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tessera.solvers import _cells_kernel as K
-from tessera.solvers.search_control import Cancellable, tree_fraction
+from tessera.solvers.search_control import Cancelled, Progress, Report, Search, tree_fraction
 from tessera.solvers.trace import EventKind, TraceEvent
 
 
@@ -60,19 +60,11 @@ class ExactCoverProblem:
         return mult
 
 
-class Cancelled(Exception):
-    """Raised by `Search.count` when `cancel()` was called; carries the partial count."""
-
-    def __init__(self, partial: int) -> None:
-        super().__init__(f"cancelled after {partial} solutions")
-        self.partial = partial
+__all__ = ["Cancelled", "ExactCoverProblem", "ExactCoverSearch", "Search", "solve"]
 
 
-ProgressCallback = Callable[["Search"], None]
-
-
-class Search(Cancellable):
-    """One run of Algorithm X over a problem. Not reusable: make a new one to start over."""
+class ExactCoverSearch(Search):
+    """One run of Algorithm X over a problem (the search protocol of `search_control`)."""
 
     def __init__(
         self,
@@ -86,7 +78,7 @@ class Search(Cancellable):
         self.tracing = trace
         self.slice_nodes = slice_nodes
         self.events: list[TraceEvent] = []
-        Cancellable.__init__(self)
+        Search.__init__(self)
         opt_ptr, opt_items = problem.csr()
         mult = problem.mult_array()
         self._matrix = (opt_ptr.astype(np.uint32), opt_items.astype(np.uint32), problem.n_primary)
@@ -161,37 +153,36 @@ class Search(Cancellable):
         )
         self._st[K.S_TPOS] = 0
 
-    def solutions(self, on_progress: ProgressCallback | None = None) -> Iterator[tuple[int, ...]]:
-        """Yield each solution as a tuple of row numbers, lazily; stops quietly on cancel."""
+    def check_often(self) -> None:
+        self.slice_nodes = 256
+
+    def _solutions(self, report: Report | None) -> Iterator[tuple[int, ...]]:
+        """Each solution as a tuple of row numbers."""
         while not self.done and not self.cancelled:
             code = self._step(count_only=False)
             if code == K.R_SOLUTION:
                 yield tuple(int(r) for r in self._chosen[: self.depth])
-            elif on_progress is not None:
-                on_progress(self)
+            elif report is not None:
+                report()
 
-    def count(self, limit: int | None = None, on_progress: ProgressCallback | None = None) -> int:
-        """Count solutions (all, or stop at `limit`). Raises `Cancelled` if cancelled."""
+    def count(self, limit: int | None = None, on_progress: Progress | None = None) -> int:
+        """Count solutions; with no limit the kernel counts without a Python call per
+        solution. Raises `Cancelled` if cancelled."""
         if limit is not None:
-            n = 0
-            for _ in self.solutions(on_progress):
-                n += 1
-                if n >= limit:
-                    break
-        else:
-            while not self.done and not self.cancelled:
-                self._step(count_only=True)
-                if on_progress is not None:
-                    on_progress(self)
+            return Search.count(self, limit, on_progress)
+        while not self.done and not self.cancelled:
+            self._step(count_only=True)
+            if on_progress is not None:
+                on_progress(self.progress(), self.found)
         if self.cancelled and not self.done:
             raise Cancelled(self.found)
-        return self.found if limit is None else min(self.found, limit)
+        return self.found
 
 
 def solve(problem: ExactCoverProblem, limit: int | None = None) -> list[tuple[int, ...]]:
     """All solutions (or the first `limit`) as lists of row numbers."""
     out: list[tuple[int, ...]] = []
-    for rows in Search(problem).solutions():
+    for rows in ExactCoverSearch(problem).solutions():
         out.append(rows)
         if limit is not None and len(out) >= limit:
             break

@@ -30,13 +30,13 @@ at every node, which settles even the worst 9×9 we have seen with almost no bra
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import reduce
 from operator import and_, or_
 
 from tessera.models.kenken import KenKenPuzzle, cage_tuples
-from tessera.solvers.exact_cover import Cancelled, ExactCoverProblem
-from tessera.solvers.search_control import Cancellable, tree_fraction
+from tessera.solvers.exact_cover import ExactCoverProblem
+from tessera.solvers.search_control import Cancelled, Report, Search, tree_fraction
 from tessera.solvers.trace import EventKind, TraceEvent
 
 __all__ = [
@@ -244,8 +244,6 @@ def _grid(plan: _Plan, dom: Sequence[int]) -> Grid:
     return [[dom[r * n + c].bit_length() for c in range(n)] for r in range(n)]
 
 
-ProgressCallback = Callable[["KenKenSearch"], None]
-
 #: Nodes of plain search without a new solution before `probe="auto"` starts over with
 #: failed-literal probing; a puzzle that has already given `AUTO_MAX_FOUND` solutions is
 #: plainly easy to enumerate and is left to plain search.
@@ -262,10 +260,10 @@ class _Restart(Exception):
     pass
 
 
-class KenKenSearch(Cancellable):
+class KenKenSearch(Search):
     """One search over a puzzle: lazy solutions, counting, a trace, progress and cancel.
 
-    Mirrors `solvers.exact_cover.Search`: make a new one to start over.
+    The search protocol of `solvers.search_control`: make a new one to start over.
 
     `probe` picks the strength: False is propagation and branching only (cheap per node);
     True adds failed-literal probing at every node (costly per node, but it solves the
@@ -290,7 +288,7 @@ class KenKenSearch(Cancellable):
         self.nodes = 0
         self.found = 0
         self.done = False
-        Cancellable.__init__(self)
+        Search.__init__(self)
         self._plan = _Plan(puzzle)
         self._branches: list[list[int]] = []  # per depth: [index, count]
         self._probing = probe is True
@@ -303,15 +301,15 @@ class KenKenSearch(Cancellable):
             return 1.0
         return tree_fraction(self._branches)
 
-    def solutions(self, on_progress: ProgressCallback | None = None) -> Iterator[Grid]:
-        """Yield each solution (rows of digits) lazily; stops quietly when cancelled."""
+    def _solutions(self, report: Report | None) -> Iterator[Grid]:
+        """Each solution as rows of digits."""
         state = _initial(self._plan, MAX_LEVEL)
         if state is not None:
             given: set[tuple[tuple[int, ...], ...]] = set()
             if self.probe == "auto":
                 self._budget = self.nodes + AUTO_BUDGET
                 try:
-                    for grid in self._search(state.copy(), 0, on_progress):
+                    for grid in self._search(state.copy(), 0, report):
                         if len(given) < AUTO_MAX_FOUND:
                             given.add(tuple(map(tuple, grid)))
                             self._budget = self.nodes + AUTO_BUDGET
@@ -329,7 +327,7 @@ class KenKenSearch(Cancellable):
                     self._budget = None
                     self._probing = True
             if state is not None:
-                for grid in self._search(state, 0, on_progress):
+                for grid in self._search(state, 0, report):
                     if given and tuple(map(tuple, grid)) in given:
                         self.found -= 1
                         continue
@@ -337,19 +335,8 @@ class KenKenSearch(Cancellable):
         if not self.cancelled:
             self.done = True
 
-    def count(self, limit: int | None = None, on_progress: ProgressCallback | None = None) -> int:
-        """Count solutions (all, or stop at `limit`). Raises `Cancelled` if cancelled and
-        `NodeLimit` when the node limit is spent."""
-        n = 0
-        for _ in self.solutions(on_progress):
-            n += 1
-            if limit is not None and n >= limit:
-                break
-        if self.cancelled and not self.done:
-            raise Cancelled(self.found)
-        return n
-
-    def _search(self, state: _State, depth: int, on_progress: ProgressCallback | None):
+    def _search(self, state: _State, depth: int, report: Report | None):
+        """Depth-first below `state`; raises `NodeLimit` when the node limit is spent."""
         plan = self._plan
         if self._probing and not _probe(plan, state):
             return
@@ -376,8 +363,8 @@ class KenKenSearch(Cancellable):
                     raise _Restart
                 if self.node_limit is not None and self.nodes > self.node_limit:
                     raise NodeLimit(f"gave up after {self.node_limit} nodes")
-                if on_progress is not None and not self.nodes & 63:
-                    on_progress(self)
+                if report is not None and not self.nodes & 63:
+                    report()
                 choice = choice_id(cell // n, cell % n, digit, n)
                 if self.tracing:
                     self.events.append(TraceEvent(EventKind.PLACE, choice, depth))
@@ -386,7 +373,7 @@ class KenKenSearch(Cancellable):
                 child = state if last else state.copy()
                 child.dom[cell] = bit
                 if _propagate(plan, child, {plan.cage_of[cell]}, [cell], MAX_LEVEL):
-                    yield from self._search(child, depth + 1, on_progress)
+                    yield from self._search(child, depth + 1, report)
                 if self.tracing and not self._cancel.is_set():
                     self.events.append(TraceEvent(EventKind.REMOVE, choice, depth))
                     self._open.pop()

@@ -13,7 +13,8 @@ from functools import cached_property
 import numpy as np
 
 from tessera.models.polycube import Placement, PolycubePuzzle
-from tessera.solvers.exact_cover import ExactCoverProblem, ProgressCallback, Search
+from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
+from tessera.solvers.search_control import Progress
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,8 @@ class PackingProblem:
             rows, n_primary, len(column_names), multiplicity, column_names
         )
 
-    def search(self, trace: bool = False) -> Search:
-        return Search(self.exact_cover, trace=trace)
+    def search(self, trace: bool = False) -> ExactCoverSearch:
+        return ExactCoverSearch(self.exact_cover, trace=trace)
 
     def solution(self, rows: Sequence[int]) -> PolycubeSolution:
         cells = self.puzzle.target.cells
@@ -114,7 +115,7 @@ class PackingProblem:
 
 
 def solutions(
-    puzzle: PolycubePuzzle, on_progress: ProgressCallback | None = None
+    puzzle: PolycubePuzzle, on_progress: Progress | None = None
 ) -> Iterator[PolycubeSolution]:
     """Every fixed solution, lazily."""
     problem = PackingProblem(puzzle)

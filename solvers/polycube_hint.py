@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tessera.models.polycube import Placement, PolycubePuzzle
-from tessera.solvers.exact_cover import Search
+from tessera.solvers.exact_cover import ExactCoverSearch
 from tessera.solvers.polycube import PackingProblem, PolycubeSolution
 from tessera.solvers.polycube_identify import PlacedCells, placement_of
 
@@ -87,11 +87,11 @@ def hint(
     if volume is not None:
         return Hint(False, None, None, volume)
     problem = PackingProblem(puzzle, fixed=placements)
-    search: Search = problem.search()
+    search: ExactCoverSearch = problem.search()
 
-    def watch(s: Search) -> None:
+    def watch(_fraction: float, _found: int) -> None:
         if time_limit is not None and time.perf_counter() - start > time_limit:
-            s.cancel()
+            search.cancel()
 
     rows = next(iter(search.solutions(watch)), None)
     seconds = time.perf_counter() - start

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,8 +26,9 @@ import numpy as np
 
 from tessera.models import geometry
 from tessera.models.polycube import Placement, PolycubePuzzle
-from tessera.solvers.exact_cover import Cancelled, Search
+from tessera.solvers.exact_cover import ExactCoverSearch
 from tessera.solvers.polycube import PackingProblem, PolycubeSolution
+from tessera.solvers.search_control import Cancelled, Progress, Report, Search
 
 Distinct = Literal["fixed", "rotation", "symmetry"]
 
@@ -192,29 +193,31 @@ def _anchor(group: TargetGroup) -> tuple[int, list[Orbit]] | None:
     return t, orbits
 
 
-ProgressFn = Callable[[float, int], None]
+class ClassSearch(Search):
+    """Lists one representative per class under a puzzle's symmetry group (the search
+    protocol: `solutions()` and `count()` are per class), and `tally()`s the three counts.
 
-
-class ClassSearch:
-    """Counts, or lists one representative per class, under a puzzle's symmetry group.
-
-    Cancellable from another thread (`cancel()`); progress goes to `on_progress(fraction,
-    solutions_so_far)`.
+    The orbits of the anchor piece are independent exact-cover searches: listing runs them one
+    after another, `tally()` runs them on every core.
     """
 
     def __init__(self, puzzle: PolycubePuzzle, mirrors: bool = True) -> None:
         self.puzzle = puzzle
         self.group = TargetGroup(puzzle, mirrors=mirrors)
-        self._cancel = threading.Event()
-        self._current: Search | None = None
-        self._running: set[Search] = set()
+        Search.__init__(self)
+        self.events = []
+        self.found = 0
+        self.done = False
+        self._listing_fraction = 0.0
+        self._current: ExactCoverSearch | None = None
+        self._running: set[ExactCoverSearch] = set()
         self._lock = threading.Lock()
         self._progress_done = 0.0
         anchor = _anchor(self.group)
         self.anchor_piece, self.orbits = anchor if anchor else (None, [])
 
     def cancel(self) -> None:
-        self._cancel.set()
+        Search.cancel(self)
         with self._lock:
             running = list(self._running)
         for search in running:
@@ -222,11 +225,16 @@ class ClassSearch:
         if self._current is not None:
             self._current.cancel()
 
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
+    def progress(self) -> float:
+        """While listing: the orbits done plus the running one's tree fraction; while tallying:
+        the same over the orbits that run in parallel."""
+        if self.done:
+            return 1.0
+        if self._running:
+            return self._live_progress(max(len(self.orbits), 1))
+        return self._listing_fraction
 
-    def _searches(self) -> Iterator[tuple[int, Orbit | None, PackingProblem, Search]]:
+    def _searches(self) -> Iterator[tuple[int, Orbit | None, PackingProblem, ExactCoverSearch]]:
         if self.anchor_piece is None:
             problem = PackingProblem(self.puzzle)
             yield 0, None, problem, self._start(problem)
@@ -237,13 +245,13 @@ class ClassSearch:
             problem = PackingProblem(self.puzzle, only={self.anchor_piece: [orbit.representative]})
             yield k, orbit, problem, self._start(problem)
 
-    def _start(self, problem: PackingProblem) -> Search:
+    def _start(self, problem: PackingProblem) -> ExactCoverSearch:
         self._current = problem.search()
         if self.cancelled:
             self._current.cancel()
         return self._current
 
-    def _fraction(self, k: int, search: Search) -> float:
+    def _fraction(self, k: int, search: ExactCoverSearch) -> float:
         n = max(len(self.orbits), 1)
         return (k + search.progress()) / n
 
@@ -297,7 +305,7 @@ class ClassSearch:
             running = sum(s.progress() for s in self._running)
             return min((self._progress_done + running) / max(total, 1), 1.0)
 
-    def count(self, on_progress: ProgressFn | None = None, workers: int | None = None) -> Counts:
+    def tally(self, on_progress: Progress | None = None, workers: int | None = None) -> Counts:
         """fixed / up to rotation / up to symmetry. On cancel, returns partial counts.
 
         The orbits are independent searches, and the compiled kernel releases the GIL, so
@@ -319,30 +327,36 @@ class ClassSearch:
                     on_progress(self._live_progress(len(tasks)), fixed)
         if self.group.mirror_is_trivial:
             rot = classes
+        self.done = not (partial or self.cancelled)
         return Counts(fixed, rot, classes, partial or self.cancelled)
 
-    def representatives(self, on_progress: ProgressFn | None = None) -> Iterator[PolycubeSolution]:
-        """One solution per class, lazily."""
-        found = 0
+    def representatives(self, on_progress: Progress | None = None) -> Iterator[PolycubeSolution]:
+        """One solution per class, lazily (the same as `solutions()`)."""
+        return self.solutions(on_progress)
+
+    def _solutions(self, report: Report | None) -> Iterator[PolycubeSolution]:
         for k, orbit, problem, search in self._searches():
 
-            def report(s: Search, k=k, before=found) -> None:
-                if on_progress:
-                    on_progress(self._fraction(k, s), before)
+            def orbit_report(_fraction: float, _found: int, k=k, search=search) -> None:
+                self._listing_fraction = self._fraction(k, search)
+                if report is not None:
+                    report()
 
             elements = list(orbit.stabiliser) if orbit else self.group.elements
             trivial = orbit is not None and self.group.acts_freely_on(elements)
             seen = set()
-            for rows in search.solutions(report):
+            for rows in search.solutions(orbit_report):
                 sol = problem.solution(rows)
                 if not trivial:
                     canon = self.group.canonical(sol, elements)
                     if canon in seen:
                         continue
                     seen.add(canon)
-                found += 1
+                self.found += 1
                 yield sol
+            self._listing_fraction = self._fraction(k + 1, search) if orbit else 1.0
+        self.done = not self.cancelled
 
 
-def count_solutions(puzzle: PolycubePuzzle, on_progress: ProgressFn | None = None) -> Counts:
-    return ClassSearch(puzzle).count(on_progress)
+def count_solutions(puzzle: PolycubePuzzle, on_progress: Progress | None = None) -> Counts:
+    return ClassSearch(puzzle).tally(on_progress)

@@ -138,10 +138,10 @@ def test_cancel_from_another_thread_stops_a_long_search():
     search = DiceSearch(puzzle)
     seen = []
 
-    def report(s):
-        seen.append(s.progress())
+    def report(fraction, found):
+        seen.append(fraction)
         if len(seen) == 3:
-            threading.Thread(target=s.cancel).start()
+            threading.Thread(target=search.cancel).start()
 
     assert list(search.solutions(report)) == []
     assert search.cancelled and not search.done and len(seen) >= 3

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from tessera.solvers.exact_cover import Cancelled, ExactCoverProblem, Search, solve
+from tessera.solvers.exact_cover import Cancelled, ExactCoverProblem, ExactCoverSearch, solve
 from tessera.solvers.trace import EventKind, stack_at
 
 
@@ -47,9 +47,9 @@ def test_random_problems_match_brute_force(seed):
         size = int(rng.integers(1, 4))
         rows.append(sorted(rng.choice(n_cols, size, replace=False).tolist()))
     want = brute_force(rows, n_primary, n_cols, mult)
-    got = list(Search(ExactCoverProblem(rows, n_primary, n_cols, mult)).solutions())
+    got = list(ExactCoverSearch(ExactCoverProblem(rows, n_primary, n_cols, mult)).solutions())
     assert sorted(tuple(sorted(s)) for s in got) == sorted(want)
-    assert Search(ExactCoverProblem(rows, n_primary, n_cols, mult)).count() == len(want)
+    assert ExactCoverSearch(ExactCoverProblem(rows, n_primary, n_cols, mult)).count() == len(want)
 
 
 def domino_strip(n: int) -> ExactCoverProblem:
@@ -64,18 +64,18 @@ def domino_strip(n: int) -> ExactCoverProblem:
 
 
 def test_identical_copies_are_not_told_apart():
-    assert Search(domino_strip(12)).count() == 233  # Fibonacci, not 233 * 12!
+    assert ExactCoverSearch(domino_strip(12)).count() == 233  # Fibonacci, not 233 * 12!
 
 
 def test_solutions_are_lazy():
-    search = Search(domino_strip(30))
+    search = ExactCoverSearch(domino_strip(30))
     first = next(iter(search.solutions()))
     assert len(first) == 30
     assert search.found == 1 and not search.done
 
 
 def test_trace_replays_to_each_solution():
-    search = Search(domino_strip(5), trace=True)
+    search = ExactCoverSearch(domino_strip(5), trace=True)
     solutions = list(search.solutions())
     events = search.events
     assert events[0].kind is EventKind.PLACE and events[0].depth == 0
@@ -90,7 +90,7 @@ def test_trace_replays_to_each_solution():
 
 
 def test_cancel_from_another_thread_stops_a_long_count():
-    search = Search(domino_strip(80), slice_nodes=2000)  # ~3.8e16 solutions
+    search = ExactCoverSearch(domino_strip(80), slice_nodes=2000)  # ~3.8e16 solutions
     timer = threading.Timer(0.3, search.cancel)
     timer.start()
     start = time.monotonic()
@@ -101,8 +101,8 @@ def test_cancel_from_another_thread_stops_a_long_count():
 
 
 def test_progress_grows():
-    search = Search(domino_strip(24), slice_nodes=500)
+    search = ExactCoverSearch(domino_strip(24), slice_nodes=500)
     seen = []
-    search.count(on_progress=lambda s: seen.append(s.progress()))
+    search.count(on_progress=lambda fraction, found: seen.append(fraction))
     assert seen[-1] == 1.0
     assert 0 < seen[len(seen) // 2] < 1

@@ -8,7 +8,7 @@ from itertools import islice
 import pytest
 
 from tessera.models.kenken import Cage, KenKenPuzzle, load_kenken
-from tessera.solvers.exact_cover import Cancelled, Search
+from tessera.solvers.exact_cover import Cancelled, ExactCoverSearch
 from tessera.solvers.kenken import (
     LEVELS,
     KenKenSearch,
@@ -36,7 +36,7 @@ def rows_puzzle(n: int) -> KenKenPuzzle:
 
 def exact_cover_count(puzzle: KenKenPuzzle, limit: int | None = None) -> int:
     problem, _ = exact_cover_problem(puzzle)
-    return Search(problem).count(limit)
+    return ExactCoverSearch(problem).count(limit)
 
 
 @pytest.mark.parametrize("n", [3, 4])
@@ -77,7 +77,7 @@ def test_cancel_from_another_thread_stops_counting():
 def test_progress_moves_forward_and_ends_at_one():
     search = KenKenSearch(rows_puzzle(4), probe=False)
     seen = []
-    search.count(on_progress=lambda s: seen.append(s.progress()))
+    search.count(on_progress=lambda fraction, found: seen.append(fraction))
     assert seen and all(0.0 <= f <= 1.0 for f in seen)
     assert seen == sorted(seen)
     assert search.progress() == 1.0

@@ -10,7 +10,8 @@ from tessera.viewer.scenes.base import ActorSpec, Pose, Scene
 __all__ = ["ActorSpec", "Pose", "Scene", "build_scene"]
 
 
-def build_scene(family: Any, solution: Any, mode: str = "solution", trace: Any = None) -> Scene:
-    """The scene of a loaded puzzle (`viewer.families.Family`) for one solution or a trace."""
-    module = importlib.import_module(f"tessera.viewer.scenes.{family.family}")
-    return module.build(family.puzzle, solution, mode, trace)
+def build_scene(loaded: Any, solution: Any, mode: str = "solution", trace: Any = None) -> Scene:
+    """The scene of a loaded puzzle (`solvers.registry.LoadedPuzzle`) for one solution or a
+    trace, by the scene module its family's registry entry names."""
+    module = importlib.import_module(loaded.entry.scene_module)
+    return module.build(loaded.puzzle, solution, mode, trace)
