@@ -2,7 +2,7 @@
 
 The window (viewer/) only draws this model and turns clicks and keys into its operations, so
 everything a player can do is testable headless. As in napari, the model announces changes
-through plain callbacks (`model.events.moved.connect(fn)`), not Qt signals, and knows nothing
+through psygnal signals (`model.events.moved.connect(fn)`), not Qt signals, and knows nothing
 of solvers: which known solution a finished assembly is, and hints, live in
 solvers/polycube_identify.py and solvers/polycube_hint.py, fed by `assembly()`.
 
@@ -15,11 +15,12 @@ so the piece stays on the grid, turns in place, and four quarter turns give back
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
+from psygnal import Signal, SignalGroup
 
 from tessera.models import geometry
 from tessera.models.polycube import PolycubePuzzle
@@ -27,49 +28,21 @@ from tessera.models.polycube import PolycubePuzzle
 AXES = {"x": 0, "y": 1, "z": 2}
 
 
-@dataclass(frozen=True)
-class Event:
-    """What happened: `type` is the emitter's name; `pieces` the pieces whose pose changed."""
+class PlayEvents(SignalGroup):
+    """What a view of the table listens to (psygnal, the one event system of the viewer's
+    models, so this module stays free of Qt while Qt widgets can still follow it).
 
-    type: str
-    source: object
-    pieces: tuple[int, ...] = ()
-    value: object = None
+    Callbacks may take fewer arguments than a signal carries (psygnal passes what fits)."""
 
-
-class EventEmitter:
-    """A list of callbacks, napari/psygnal style: `connect(fn)`, `disconnect(fn)`, `emit()`."""
-
-    def __init__(self, source: object, name: str) -> None:
-        self.source = source
-        self.name = name
-        self._callbacks: list[Callable[[Event], object]] = []
-
-    def connect(self, callback: Callable[[Event], object]) -> Callable[[Event], object]:
-        if callback not in self._callbacks:
-            self._callbacks.append(callback)
-        return callback
-
-    def disconnect(self, callback: Callable[[Event], object]) -> None:
-        self._callbacks.remove(callback)
-
-    def emit(self, pieces: tuple[int, ...] = (), value: object = None) -> Event:
-        event = Event(self.name, self.source, pieces, value)
-        for callback in list(self._callbacks):
-            callback(event)
-        return event
-
-
-@dataclass
-class PlayEvents:
-    """moved: poses changed (value: 'rotate', 'move', 'place', 'undo', 'redo' or 'reset');
-    selected: the selection changed (value: the piece or None); history: can_undo/can_redo
-    may have changed; solved: the solved state changed (value: True or False)."""
-
-    moved: EventEmitter
-    selected: EventEmitter
-    history: EventEmitter
-    solved: EventEmitter
+    #: poses changed: (pieces whose pose changed, kind) with kind one of 'rotate', 'move',
+    #: 'place', 'undo', 'redo' or 'reset'
+    moved = Signal(tuple, str)
+    #: the selection changed: the piece index, or None
+    selected = Signal(object)
+    #: after every change of poses: (can_undo, can_redo)
+    history = Signal(bool, bool)
+    #: the table became solved (True) or stopped being solved (False)
+    solved = Signal(bool)
 
 
 @dataclass(frozen=True)
@@ -154,12 +127,7 @@ class PlayModel:
 
     def __init__(self, puzzle: PolycubePuzzle) -> None:
         self.puzzle = puzzle
-        self.events = PlayEvents(
-            EventEmitter(self, "moved"),
-            EventEmitter(self, "selected"),
-            EventEmitter(self, "history"),
-            EventEmitter(self, "solved"),
-        )
+        self.events = PlayEvents()
         pieces = []
         for t, piece in enumerate(puzzle.pieces):
             centre = piece.cells.mean(axis=0)
@@ -242,7 +210,7 @@ class PlayModel:
             raise IndexError(piece)
         if piece != self.selected:
             self.selected = piece
-            self.events.selected.emit((piece,) if piece is not None else (), piece)
+            self.events.selected.emit(piece)
 
     def rotate(self, piece: int, axis: int | str, turns: int = 1) -> Pose:
         """A quarter turn (or `turns` of them; negative: the other way) about an axis through
@@ -440,8 +408,8 @@ class PlayModel:
             self._poses[k] = pose
         self._fit = None
         self.events.moved.emit(tuple(sorted(poses)), kind)
-        self.events.history.emit(value=(self.can_undo, self.can_redo))
+        self.events.history.emit(self.can_undo, self.can_redo)
         solved = self.fit().solved
         if solved != self._solved:
             self._solved = solved
-            self.events.solved.emit(value=solved)
+            self.events.solved.emit(solved)

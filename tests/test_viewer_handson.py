@@ -348,11 +348,11 @@ def test_export_stl_is_the_command_s_mechanism(qtbot, window, tmp_path, monkeypa
     open_soma(qtbot, window)
     assert window.state.solution_index == 0
     # File ▸ Export STL, dialog accepted with its defaults (20 mm, no gap, one file per piece)
-    from tessera.viewer import window as window_module
+    from tessera.viewer import export_actions
 
-    monkeypatch.setattr(window_module.StlDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
+    monkeypatch.setattr(export_actions.StlDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
     monkeypatch.setattr(
-        window_module.QFileDialog, "getExistingDirectory", lambda *a, **k: str(tmp_path / "gui")
+        export_actions.QFileDialog, "getExistingDirectory", lambda *a, **k: str(tmp_path / "gui")
     )
     window.actions["export_stl"].trigger()
     assert (
@@ -369,7 +369,7 @@ def test_export_stl_is_the_command_s_mechanism(qtbot, window, tmp_path, monkeypa
         assert mesh.volume == pytest.approx(piece.size * 20**3, rel=1e-6)
 
     # the whole assembly in one file, with a gap: closed shells, volume shrunk by the gap
-    written = window.export_stl(tmp_path / "whole", cell_mm=10, gap_mm=0.4, whole=True)
+    written = window.exporter.export_stl(tmp_path / "whole", cell_mm=10, gap_mm=0.4, whole=True)
     assert [p.name for p, _ in written] == ["assembly-1.stl"]
     corners, _, header = read_stl(written[0][0])
     assert header.startswith(b"Tessera Soma")
@@ -382,7 +382,7 @@ def test_export_stl_is_the_command_s_mechanism(qtbot, window, tmp_path, monkeypa
     k = model.find("T")
     window.handson.select(key_of(k))
     window.actions["move_z_pos"].trigger()
-    written = window.export_stl(tmp_path / "play", cell_mm=5)
+    written = window.exporter.export_stl(tmp_path / "play", cell_mm=5)
     assert len(written) == 7
     mesh = read_closed(tmp_path / "play" / "T.stl")
     assert mesh.volume == pytest.approx(4 * 125, rel=1e-6)

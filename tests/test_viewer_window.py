@@ -147,12 +147,14 @@ def test_bad_file_is_one_line_in_the_status_bar(qtbot, window, tmp_path):
 
 def test_export_from_the_window(qtbot, window, tmp_path):
     open_and_wait(qtbot, window, "soma")
-    image = window.export_image(tmp_path / "x.png", (160, 120), transparent=True, supersample=1)
+    image = window.exporter.export_image(
+        tmp_path / "x.png", (160, 120), transparent=True, supersample=1
+    )
     assert image.shape == (120, 160, 4)
     assert image[0, 0, 3] == 0 and (image[..., 3] == 255).sum() > 1000
     import imageio.v3 as iio
 
-    frames = window.export_animation(tmp_path / "x.gif", size=(96, 64), frames_per_step=2)
+    frames = window.exporter.export_animation(tmp_path / "x.gif", size=(96, 64), frames_per_step=2)
     assert frames == 7 * 2 + 1
     assert iio.imread(tmp_path / "x.gif", index=None).shape == (15, 64, 96, 3)
 

@@ -1,8 +1,8 @@
-"""The widgets around the 3D view: puzzle browser, solution list, step bar.
+"""The widgets around the 3D view: puzzle browser, solution list, step bar, hands-on bar.
 
-Each widget only shows the state and calls its methods; the window wires them. Every step
-control is a QAction (with its key) so menus, toolbar buttons, keys and tests all go through
-the same path.
+Each widget only shows the state and calls its methods; the window wires them. The buttons
+are QActions made in viewer/actions.py (with their keys), so menus, toolbar buttons, keys and
+tests all go through the same path.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSlider,
-    QStyle,
     QToolBar,
     QTreeWidget,
     QTreeWidgetItem,
@@ -35,88 +34,6 @@ FAMILY_TITLES = {
     "domino": "Dominoes",
     "kenken": "KenKen",
 }
-
-#: name -> (text, shortcut, standard icon, tip)
-STEP_ACTIONS = {
-    "first": ("First step", "Home", QStyle.StandardPixmap.SP_MediaSkipBackward, "go to step 0"),
-    "back": ("Step back", "Left", QStyle.StandardPixmap.SP_MediaSeekBackward, "one step back"),
-    "play": ("Play", "Space", QStyle.StandardPixmap.SP_MediaPlay, "play / pause"),
-    "forward": (
-        "Step forward", "Right", QStyle.StandardPixmap.SP_MediaSeekForward, "one step forward",
-    ),
-    "last": ("Last step", "End", QStyle.StandardPixmap.SP_MediaSkipForward, "go to the last step"),
-    "previous_solution": (
-        "Previous solution", "Up", QStyle.StandardPixmap.SP_ArrowUp, "previous solution",
-    ),
-    "next_solution": ("Next solution", "Down", QStyle.StandardPixmap.SP_ArrowDown, "next solution"),
-}  # fmt: skip
-
-
-def make_step_actions(parent: QWidget) -> dict[str, QAction]:
-    style = parent.style()
-    actions = {}
-    for name, (text, key, icon, tip) in STEP_ACTIONS.items():
-        action = QAction(style.standardIcon(icon), text, parent)
-        action.setShortcut(QKeySequence(key))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.setToolTip(f"{tip} ({key})")
-        action.setObjectName(name)
-        actions[name] = action
-    actions["play"].setCheckable(True)
-    return actions
-
-
-MODE_TIPS = {
-    "solution": "pieces placed one by one in assembly order",
-    "search": "the solver's search replayed, backtracks included",
-    "play": "assemble it yourself: pieces beside the empty target (polycube puzzles)",
-}
-
-#: name -> (text, shortcut, tip): the hands-on viewer's actions (keys per issue 7)
-HANDSON_ACTIONS = {
-    "turn_x_pos": ("Turn about x", "X", "a quarter turn of the selected piece about x"),
-    "turn_x_neg": ("Turn back about x", "Shift+X", "a quarter turn the other way about x"),
-    "turn_y_pos": ("Turn about y", "Y", "a quarter turn of the selected piece about y"),
-    "turn_y_neg": ("Turn back about y", "Shift+Y", "a quarter turn the other way about y"),
-    "turn_z_pos": ("Turn about z", "Z", "a quarter turn of the selected piece about z"),
-    "turn_z_neg": ("Turn back about z", "Shift+Z", "a quarter turn the other way about z"),
-    "move_x_neg": ("Move −x", "Ctrl+Left", "one cell towards −x"),
-    "move_x_pos": ("Move +x", "Ctrl+Right", "one cell towards +x"),
-    "move_y_pos": ("Move +y", "Ctrl+Up", "one cell towards +y"),
-    "move_y_neg": ("Move −y", "Ctrl+Down", "one cell towards −y"),
-    "move_z_pos": ("Move up (+z)", "Ctrl+PgUp", "one cell up"),
-    "move_z_neg": ("Move down (−z)", "Ctrl+PgDown", "one cell down"),
-    "undo": ("Undo", "Ctrl+Z", "undo the last move"),
-    "redo": ("Redo", "Ctrl+Shift+Z", "redo the move undone"),
-    "reset_play": ("Reset pieces", "Ctrl+Shift+R", "every piece back beside the target"),
-    "hint": ("Hint", "H", "can this still be completed? where does one more piece go?"),
-    "apply_hint": ("Place the hinted piece", "Shift+H", "put the hinted piece in its place"),
-    "ghost": ("Ghost the others", "G", "all but the selected piece translucent"),
-    "export_stl": ("Export &STL…", "Ctrl+Shift+S", "pieces as STL files for 3D printing"),
-}
-TOOLBAR_TEXT = {
-    "turn_x_pos": "X↻", "turn_x_neg": "X↺", "turn_y_pos": "Y↻", "turn_y_neg": "Y↺",
-    "turn_z_pos": "Z↻", "turn_z_neg": "Z↺", "move_x_neg": "−x", "move_x_pos": "+x",
-    "move_y_neg": "−y", "move_y_pos": "+y", "move_z_neg": "−z", "move_z_pos": "+z",
-    "undo": "Undo", "redo": "Redo", "reset_play": "Reset", "hint": "Hint",
-    "apply_hint": "Place hint", "ghost": "Ghost",
-}  # fmt: skip
-
-
-def make_handson_actions(parent: QWidget) -> dict[str, QAction]:
-    """Rotate/move/undo/hint/ghost/export actions; the window connects and enables them."""
-    actions = {}
-    for name, (text, key, tip) in HANDSON_ACTIONS.items():
-        action = QAction(text, parent)
-        action.setShortcut(QKeySequence(key))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.setToolTip(f"{tip} ({key})")
-        action.setObjectName(name)
-        if name in TOOLBAR_TEXT:
-            action.setIconText(TOOLBAR_TEXT[name])
-        actions[name] = action
-    actions["ghost"].setCheckable(True)
-    return actions
 
 
 class HandsOnBar(QToolBar):
@@ -141,26 +58,8 @@ class HandsOnBar(QToolBar):
         self.selected_label.setObjectName("selected_piece")
         self.addWidget(self.selected_label)
 
-
-def make_mode_actions(parent: QWidget) -> tuple[QActionGroup, dict[str, QAction]]:
-    group = QActionGroup(parent)
-    group.setExclusive(True)
-    actions = {}
-    for name, text, key in (
-        ("solution", "Solution mode", "Ctrl+1"),
-        ("search", "Search mode", "Ctrl+2"),
-        ("play", "Play mode", "Ctrl+3"),
-    ):
-        action = QAction(text, parent)
-        action.setCheckable(True)
-        action.setShortcut(QKeySequence(key))
-        action.setObjectName(f"mode_{name}")
-        action.setData(name)
-        action.setToolTip(MODE_TIPS[name])
-        group.addAction(action)
-        actions[name] = action
-    actions["solution"].setChecked(True)
-    return group, actions
+    def show_selection(self, name: str) -> None:
+        self.selected_label.setText(f"  selected: {name}" if name else "")
 
 
 class StepBar(QToolBar):
@@ -199,12 +98,13 @@ class StepBar(QToolBar):
         self.depth_label.setMinimumWidth(80)
         self.addWidget(self.depth_label)
 
-    def show_step(self, step: float, n_steps: int) -> None:
+    def show_step(self, step: float, n_steps: int, depth: int | None = None) -> None:
         self.slider.blockSignals(True)
         self.slider.setRange(0, n_steps)
         self.slider.setValue(round(step))
         self.slider.blockSignals(False)
         self.step_label.setText(f"{step:g} / {n_steps}" if step % 1 else f"{int(step)} / {n_steps}")
+        self.depth_label.setText("" if depth is None else f" depth {depth}")
 
 
 class SolutionPanel(QWidget):

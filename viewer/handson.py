@@ -1,8 +1,9 @@
-"""The hands-on controller: picking, selection, Play mode, hints and solved checks.
+"""The hands-on controller: picking, selection, the Play table, hints and solved checks.
 
-It owns no puzzle facts. Play state lives in `models.play.PlayModel`, display choices in
-`viewer.inspect_view.InspectState`; this object turns clicks and QActions into calls on them
-and their events into actor changes and status text. Solver work (a hint, "which solution is
+It owns no puzzle facts. The mode and the Play table (`models.play.PlayModel`) live in
+`viewer.state.ViewerState`, display choices in `viewer.inspect_view.InspectState`; this object
+turns clicks and QActions into calls on them and their psygnal events into actor changes and
+status text. Solver work (a hint, "which solution is
 this?") runs in a `Task` thread so the window never waits on it.
 """
 
@@ -17,6 +18,7 @@ from PySide6.QtCore import QObject, QThread, Signal
 from tessera.models.play import PlayModel
 from tessera.viewer.inspect_view import Inspector, InspectState
 from tessera.viewer.play_view import PlayView, key_of
+from tessera.viewer.state import ViewerState
 
 MOVE_KEYS = {  # action name -> (axis, cells)
     "move_x_pos": (0, 1),
@@ -60,20 +62,30 @@ class Task(QThread):
 
 
 class HandsOn(QObject):
-    """Wires picking, the hands-on actions, Play mode and the inspector into the window."""
+    """Picking, the hands-on operations, the Play table and the inspector, following the
+    viewer state: `events.mode` shows or hides the table, `events.puzzle` drops what belonged
+    to the old puzzle. Status text goes to `ViewerState.say`, never to a widget.
+
+    Qt signals, for widgets and tests: `selection_changed(name)` ('' for none),
+    `actions_changed()` when what the hands-on actions may do changed (selection, undo/redo),
+    `scene_shown()` when a new set of pieces is on the renderer (the piece list refills),
+    `frame()` when actors changed and need a render, `hint_ready(hint)`, `solved_as(number)`."""
 
     selection_changed = Signal(str)  # the selected piece's name ("" for none)
+    actions_changed = Signal()
+    scene_shown = Signal()
+    frame = Signal()
     hint_ready = Signal(object)  # a solvers.polycube_hint.Hint
     solved_as = Signal(int)  # the distinct solution number of a solved table (0: unknown)
-    message = Signal(str)
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
-        self.renderer = window.renderer
+    def __init__(self, state: ViewerState, renderer, parent=None) -> None:
+        super().__init__(parent)
+        self.viewer = state
+        self.renderer = renderer
+        self.plotter = renderer.plotter
         self.state = InspectState()
         self.inspector = Inspector(self.renderer, self.state)
-        self.model: PlayModel | None = None
+        self.model: PlayModel | None = None  # the table wired to this controller
         self.view: PlayView | None = None
         self.last_hint = None
         self.solved_number: int | None = None
@@ -82,65 +94,90 @@ class HandsOn(QObject):
         self._tasks: list[Task] = []
         self._hint_actors: list = []
         self._moves = 0  # bumped on every move: answers about an older table are dropped
-        self.state.changed.connect(self._on_inspect_changed)
+        self.state.events.selected.connect(self._on_selected)
+        self.state.events.all.connect(self._on_inspect_changed)
+        state.events.puzzle.connect(self._on_puzzle)
+        state.events.mode.connect(self._on_mode)
 
     # -- modes --------------------------------------------------------------------------------
     @property
     def playing(self) -> bool:
-        return self.view is not None
+        return self.viewer.mode == "play"
 
     def can_play(self) -> bool:
-        family = self.window.state.family
-        return family is not None and family.family == "polycube"
+        return self.viewer.can_play
 
-    def enter_play(self) -> bool:
+    def _on_mode(self, mode: str) -> None:
+        if mode == "play":
+            self._show_table()
+        else:
+            self._hide_table()
+        self.actions_changed.emit()
+
+    def _on_puzzle(self) -> None:
+        """A new puzzle: the old table, hint and selection go; a new table if still playing."""
+        self._hide_table()
+        self.state.reset()
+        if self._index is not None and self._index.puzzle is not self.viewer.family.puzzle:
+            self._index.cancel()
+            self._index = None
+        if self.playing:
+            self._show_table()
+        self.actions_changed.emit()
+
+    def _show_table(self) -> None:
         """Show the Play table (a new one for a new puzzle, else the one left behind)."""
-        if not self.can_play():
-            return False
-        puzzle = self.window.state.family.puzzle
-        if self.model is None or self.model.puzzle is not puzzle:
-            self._new_model(puzzle)
+        model = self.viewer.play
+        if model is None:
+            return
+        if model is not self.model:
+            self._wire(model)
         if self.view is None:
-            self.view = PlayView(self.model, self.renderer, self.inspector, self)
-            self.view.frame.connect(self.window.schedule_render)
+            self.view = PlayView(model, self.renderer, self.inspector, self)
+            self.view.frame.connect(self.frame)
         self.state.reset()
         self.view.show(frame_camera=True)
-        self._sync_selection_from_model()
+        self.scene_shown.emit()
+        if model.selected is not None:
+            self.state.select(key_of(model.selected))
         self._report_fit()
-        return True
 
-    def leave_play(self) -> None:
+    def _hide_table(self) -> None:
         if self.view is None:
             return
         self.view.detach()
-        self.view.frame.disconnect(self.window.schedule_render)
+        self.view.frame.disconnect(self.frame)
         self.view.deleteLater()
         self.view = None
         self.clear_hint()
         self.state.reset()
 
-    def _new_model(self, puzzle) -> None:
-        if self.model is not None:
-            self.model.events.moved.disconnect(self._on_moved)
-            self.model.events.selected.disconnect(self._on_model_selected)
-            self.model.events.history.disconnect(self._on_history)
-            self.model.events.solved.disconnect(self._on_solved)
-        self.model = PlayModel(puzzle)
-        self.model.events.moved.connect(self._on_moved)
-        self.model.events.selected.connect(self._on_model_selected)
-        self.model.events.history.connect(self._on_history)
-        self.model.events.solved.connect(self._on_solved)
+    def _wire(self, model: PlayModel) -> None:
+        """Follow a new table's events (and stop following the old one's)."""
+        old, self.model = self.model, model
+        for signal, slot in self._model_slots():
+            if old is not None:
+                getattr(old.events, signal).disconnect(slot)
+            getattr(model.events, signal).connect(slot)
         self.solved_number = None
-        if self._index is not None and self._index.puzzle is not puzzle:
-            self._index.cancel()
-            self._index = None
-        self._on_history(None)
+
+    def _model_slots(self) -> tuple[tuple[str, Callable], ...]:
+        return (
+            ("moved", self._on_moved),
+            ("selected", self._on_model_selected),
+            ("history", self._on_history),
+            ("solved", self._on_solved),
+        )
+
+    def _on_history(self) -> None:
+        self.actions_changed.emit()
 
     def scene_replaced(self) -> None:
-        """The window put a new scene (a step of a solution or trace) on the renderer."""
+        """The window put a new replay scene (a solution or a trace) on the renderer."""
         self.state.reset()
         self.inspector.forget()
         self.inspector.capture()
+        self.scene_shown.emit()
 
     def stepped(self) -> None:
         """The renderer moved the scene's actors to a new step: re-apply explode and the rest."""
@@ -164,29 +201,25 @@ class HandsOn(QObject):
     @property
     def selected_piece(self) -> int | None:
         """The Play model's index of the selected piece (Play mode only)."""
-        return self.model.selected if self.playing else None
+        return self.model.selected if self.playing and self.model is not None else None
 
-    def _on_model_selected(self, event) -> None:
+    def _on_model_selected(self, piece: int | None) -> None:
         if self.playing:
-            self.state.select(None if event.value is None else key_of(event.value))
+            self.state.select(None if piece is None else key_of(piece))
 
-    def _sync_selection_from_model(self) -> None:
-        if self.model is not None and self.model.selected is not None:
-            self.state.select(key_of(self.model.selected))
+    def _on_selected(self, key: str | None) -> None:
+        if self.playing and self.model is not None:
+            self.model.select(None if key is None else int(key.split("-")[1]))
+        spec = self.renderer.specs.get(key) if key is not None else None
+        name = "" if spec is None else spec.name or key
+        if name:
+            self.viewer.say(f"{name} selected")
+        self.selection_changed.emit(name)
+        self.actions_changed.emit()
 
-    def _on_inspect_changed(self, what: str) -> None:
-        if what == "selected":
-            key = self.state.selected
-            if self.playing and self.model is not None:
-                index = None if key is None else int(key.split("-")[1])
-                self.model.select(index)
-            name = "" if key is None else self.renderer.specs[key].name
-            self.window.show_selection(name)
-            self.selection_changed.emit(name)
-            self.window.update_handson_actions()
-        if what != "scene":
-            self.inspector.refresh()
-            self.window.schedule_render()
+    def _on_inspect_changed(self) -> None:
+        self.inspector.refresh()
+        self.frame.emit()
 
     # -- play operations ----------------------------------------------------------------------
     def turn(self, axis: int, turns: int) -> None:
@@ -209,16 +242,13 @@ class HandsOn(QObject):
         if self.playing:
             self.model.reset()
 
-    def _on_moved(self, event) -> None:
+    def _on_moved(self) -> None:
         self._moves += 1
         self.clear_hint()
         if self.playing:
-            self._report_fit(event.value)
+            self._report_fit()
 
-    def _on_history(self, _event) -> None:
-        self.window.update_handson_actions()
-
-    def _report_fit(self, kind: str | None = None) -> None:
+    def _report_fit(self) -> None:
         fit = self.model.fit()
         placed = sum(fit.in_target)
         text = f"{placed} of {len(self.model.pieces)} pieces in the target"
@@ -231,8 +261,8 @@ class HandsOn(QObject):
             )
         self.say(text)
 
-    def _on_solved(self, event) -> None:
-        if not event.value:
+    def _on_solved(self, solved: bool) -> None:
+        if not solved:
             self.solved_number = None
             return
         assembly = self.model.assembly()
@@ -307,7 +337,7 @@ class HandsOn(QObject):
         self.model.place(piece, self.model.pose_for(piece, cells))
 
     def show_hint(self, cells: np.ndarray) -> None:
-        plotter = self.window.plotter
+        plotter = self.plotter
         for spec in self.view.hint_actors(cells):
             kwargs = dict(color=spec.color, opacity=spec.opacity, line_width=spec.line_width)
             actor = plotter.add_mesh(
@@ -317,17 +347,17 @@ class HandsOn(QObject):
             self._hint_actors.append(actor)
         self.inspector.translucent_guides = True
         self.inspector.refresh()
-        self.window.schedule_render()
+        self.frame.emit()
 
     def clear_hint(self) -> None:
         if not self._hint_actors:
             return
         for actor in self._hint_actors:
-            self.window.plotter.remove_actor(actor, render=False)
+            self.plotter.remove_actor(actor, render=False)
         self._hint_actors.clear()
         self.inspector.translucent_guides = False
         self.inspector.refresh()
-        self.window.schedule_render()
+        self.frame.emit()
 
     @property
     def hint_shown(self) -> bool:
@@ -335,8 +365,7 @@ class HandsOn(QObject):
 
     # -- plumbing -----------------------------------------------------------------------------
     def say(self, text: str) -> None:
-        self.window.statusBar().showMessage(text)
-        self.message.emit(text)
+        self.viewer.say(text)
 
     def _run(self, fn: Callable[[], object], done: Callable[[object], None]) -> Task:
         task = Task(fn, done, self)

@@ -1,7 +1,8 @@
 """Looking inside an assembly: explode, per-piece visibility, ghosting, a layer cut, selection.
 
 The scene (or Play mode) says where each piece *is*; this module decides how it is *shown*.
-`InspectState` holds the user's choices without Qt (napari-style events, like ViewerState),
+`InspectState` holds the user's choices without Qt (a psygnal evented dataclass, the same
+event system as ViewerState and the Play model),
 `Inspector` turns "base" transforms into what the actors draw, and `InspectPanel` is the dock
 that edits the state. Keeping the two transforms apart is what lets the explode slider and the
 layer cut work the same in Solution, Search and Play mode, and never compound: the window hands
@@ -13,7 +14,10 @@ planes, edge colour), never meshes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+from psygnal import evented
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
@@ -29,7 +33,6 @@ from PySide6.QtWidgets import (
 
 from tessera.viewer.render import SceneRenderer
 from tessera.viewer.scenes.base import hex_rgb
-from tessera.viewer.state import Signal
 
 EXPLODE_SPREAD = 1.5  # at full explode a piece moves 1.5× its distance from the centre
 GHOST_OPACITY = 0.18
@@ -39,51 +42,45 @@ CUT_COLOR = "#3a3f47"  # inside faces seen through a layer cut
 CUT_MARGIN = 1e-3  # above the faces on the cut plane, so they never flicker half-clipped
 
 
+@evented
+@dataclass
 class InspectState:
     """The user's choices for looking inside (no Qt): explode 0..1, hidden piece keys, ghost
-    the unselected pieces, a layer cut (axis, last layer shown, or None), the selection."""
+    the unselected pieces, a layer cut (axis, last layer shown, or None), the selection.
 
-    def __init__(self) -> None:
-        self.changed = Signal()  # emit(what): 'explode', 'hidden', 'ghost', 'layer', 'selected'
-        self.explode = 0.0
-        self.hidden: set[str] = set()
-        self.ghost = False
-        self.layer_axis = 2
-        self.layer: int | None = None
-        self.selected: str | None = None
+    A psygnal evented dataclass: assigning a field emits `events.<field>(new, old)` when the
+    value changes, and `events.all` relays every change, so the panel and the actors follow
+    without a hand-written event per setter. The `set_*` methods only validate."""
+
+    explode: float = 0.0
+    hidden: frozenset[str] = frozenset()
+    ghost: bool = False
+    layer_axis: int = 2
+    layer: int | None = None
+    selected: str | None = None
 
     def set_explode(self, amount: float) -> None:
-        amount = min(max(float(amount), 0.0), 1.0)
-        if amount != self.explode:
-            self.explode = amount
-            self.changed.emit("explode")
+        self.explode = min(max(float(amount), 0.0), 1.0)
 
     def set_hidden(self, key: str, hidden: bool) -> None:
-        if hidden != (key in self.hidden):
-            (self.hidden.add if hidden else self.hidden.discard)(key)
-            self.changed.emit("hidden")
+        self.hidden = self.hidden | {key} if hidden else self.hidden - {key}
 
     def set_ghost(self, ghost: bool) -> None:
-        if bool(ghost) != self.ghost:
-            self.ghost = bool(ghost)
-            self.changed.emit("ghost")
+        self.ghost = bool(ghost)
 
     def set_layer(self, axis: int | str, layer: int | None) -> None:
         axis = "xyz".index(axis) if isinstance(axis, str) else int(axis)
-        if (axis, layer) != (self.layer_axis, self.layer):
-            self.layer_axis, self.layer = axis, layer
-            self.changed.emit("layer")
+        self.layer_axis, self.layer = axis, layer
 
     def select(self, key: str | None) -> None:
-        if key != self.selected:
-            self.selected = key
-            self.changed.emit("selected")
+        self.selected = key
 
     def reset(self) -> None:
-        """A new scene: nothing hidden or selected (explode, ghost and cut stay as they are)."""
-        self.hidden.clear()
+        """A new scene or puzzle: nothing hidden or selected (explode, ghost and the cut stay
+        as they are). The selection event tells every listener, so no label keeps the old
+        piece's name."""
+        self.hidden = frozenset()
         self.selected = None
-        self.changed.emit("scene")
 
 
 class Inspector:
@@ -303,7 +300,11 @@ class InspectPanel(QWidget):
         self.message.setWordWrap(True)
         self.message.setObjectName("handson_message")
         layout.addWidget(self.message)
-        state.changed.connect(self._state_changed)
+        state.events.selected.connect(self._selection_changed)
+
+    def show_message(self, text: str) -> None:
+        """The hands-on status line (fit, hint, solved), cleared with the viewer's message."""
+        self.message.setText(text)
 
     def rebuild(self) -> None:
         """Fill the piece list and slider ranges for the scene now shown."""
@@ -342,9 +343,7 @@ class InspectPanel(QWidget):
         if item is not None:
             self.state.select(item.data(Qt.ItemDataRole.UserRole))
 
-    def _state_changed(self, what: str) -> None:
-        if what != "selected":
-            return
+    def _selection_changed(self) -> None:
         for row in range(self.pieces.count()):
             item = self.pieces.item(row)
             if item.data(Qt.ItemDataRole.UserRole) == self.state.selected:

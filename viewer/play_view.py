@@ -1,10 +1,11 @@
 """Play mode on screen: draws a `models.play.PlayModel` and animates its moves.
 
-The model owns every fact (poses, fit, undo); this view only listens. Each piece is one actor
-with its own mesh (outer faces as quads, so edges follow the cells) carrying a uint8 "rgb" cell
-array: a fit check recolours the faces of the bad cells red in place, with no new mesh. A move
-is a short glide of `user_matrix` from where the piece is drawn to its new pose; a quarter turn
-glides about the piece's anchor cell, the point the model turns it about, so it turns in place.
+The model owns every fact (poses, fit, undo); this view only listens to its psygnal events.
+Each piece is one actor with its own mesh (outer faces as quads, so edges follow the cells)
+carrying a uint8 "rgb" cell array: a fit check recolours the faces of the bad cells red in
+place, with no new mesh. A move is a short glide of `user_matrix` from where the piece is drawn
+to its new pose; a quarter turn glides about the piece's anchor cell, the point the model turns
+it about, so it turns in place.
 """
 
 from __future__ import annotations
@@ -216,11 +217,11 @@ class PlayView(QObject):
     def animating(self) -> bool:
         return bool(self._anim)
 
-    def _on_moved(self, event) -> None:
+    def _on_moved(self, pieces: tuple[int, ...]) -> None:
         self.recolor()
         now = time.monotonic()
-        keys = [key_of(k) for k in event.pieces]
-        for k, key in zip(event.pieces, keys, strict=True):
+        keys = [key_of(k) for k in pieces]
+        for k, key in zip(pieces, keys, strict=True):
             target = pose_matrix(self.model.pose(k))
             if self.duration_ms > 0:
                 pivot = np.asarray(self.model.pieces[k].anchor, float)

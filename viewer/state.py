@@ -1,68 +1,78 @@
 """The viewer's state, free of Qt: which puzzle, which solution, which step, which mode.
 
-napari-style: the state owns the facts and emits events; the window's widgets listen and
-change the state only through its methods. Tests and scripts can drive it without a window, and
-the hands-on viewer can add its own facts (selection, play mode) beside these.
+napari-style: the state owns the facts and announces every change through psygnal signals
+(`state.events`); the window's widgets listen and change the state only through its methods.
+Tests and scripts can drive it without a window.
+
+The mode is one of `MODES`. Solution and Search replay a scene step by step; **Play** is the
+hands-on table (`models.play.PlayModel`, polycube puzzles only), owned here too, so the window
+and the hands-on controller never keep a flag of their own: they follow `events.mode`. The
+replay scene is kept while playing, and shown again when Play is left for the mode it was
+built for. `message` is the one transient status line (a fit report, "A selected", a hint);
+it is cleared whenever the puzzle or the mode changes, so no status outlives what it was
+about.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
+from psygnal import Signal, SignalGroup
+
+from tessera.models.play import PlayModel
 from tessera.viewer.families import Family, Trace
 from tessera.viewer.scenes.base import Scene
 
-MODES = ("solution", "search")
+MODES = ("solution", "search", "play")
+REPLAY_MODES = ("solution", "search")  # the modes that step through a scene
 
 
-class Signal:
-    """A minimal event: `connect(callback)`, `emit(*args)`."""
+class ViewerEvents(SignalGroup):
+    """Everything the widgets follow. Callbacks may take fewer arguments than emitted."""
 
-    def __init__(self) -> None:
-        self._callbacks: list[Callable[..., Any]] = []
-
-    def connect(self, callback: Callable[..., Any]) -> None:
-        self._callbacks.append(callback)
-
-    def disconnect(self, callback: Callable[..., Any]) -> None:
-        self._callbacks.remove(callback)
-
-    def emit(self, *args: Any) -> None:
-        for callback in list(self._callbacks):
-            callback(*args)
-
-
-class Events:
-    def __init__(self) -> None:
-        self.puzzle = Signal()  # a new puzzle was loaded (solutions cleared)
-        self.solutions = Signal()  # solutions were added: emit(count)
-        self.scene = Signal()  # a new scene (other solution or mode): emit(scene)
-        self.step = Signal()  # emit(step)
-        self.mode = Signal()  # emit(mode)
+    puzzle = Signal(object)  # a new puzzle (Family) was loaded: solutions cleared
+    solutions = Signal(int)  # solutions were added: the number found so far
+    scene = Signal(object)  # a new replay scene (other solution or mode)
+    step = Signal(float)  # the replay moved to a step
+    mode = Signal(str)  # 'solution', 'search' or 'play'
+    message = Signal(str)  # the transient status line ('' clears it)
 
 
 class ViewerState:
     def __init__(self) -> None:
-        self.events = Events()
+        self.events = ViewerEvents()
         self.family: Family | None = None
         self.solutions: list[Any] = []
         self.solution_index = -1
         self.mode = "solution"
         self.step = 0.0
         self.scene: Scene | None = None
+        self.play: PlayModel | None = None  # the Play table of this puzzle, once played
+        self.message = ""
+        self._scene_mode: str | None = None  # the replay mode `scene` was built for
         self._trace: Trace | None = None
         self.start_at_end = True  # a newly shown solution opens assembled
 
     # -- puzzle and solutions ----------------------------------------------------------------
     def set_family(self, family: Family) -> None:
+        """A new puzzle: no solutions yet, a new Play table if playing (Play falls back to
+        Solution mode for a puzzle that cannot be played)."""
         self.family = family
         self.solutions = []
         self.solution_index = -1
         self._trace = None
         self.step = 0.0
+        self.play = None
+        mode_changed = self.mode == "play" and not self.can_play
+        if mode_changed:
+            self.mode = "solution"
+        elif self.mode == "play":
+            self.play = PlayModel(family.puzzle)
+        self.say("")
         self.events.puzzle.emit(family)
+        if mode_changed:
+            self.events.mode.emit(self.mode)
         self._rebuild(at_end=False)
 
     def add_solutions(self, solutions: list[Any]) -> None:
@@ -81,7 +91,7 @@ class ViewerState:
         if index == self.solution_index:
             return
         self.solution_index = index
-        if self.mode == "solution":
+        if self.replay_mode == "solution":
             self._rebuild(at_end=self.start_at_end)
 
     def next_solution(self) -> None:
@@ -101,21 +111,57 @@ class ViewerState:
             self._trace = self.family.trace()
         return self._trace
 
-    # -- mode and step ---------------------------------------------------------------------------
-    def set_mode(self, mode: str) -> None:
+    # -- mode ----------------------------------------------------------------------------------
+    @property
+    def can_play(self) -> bool:
+        """Play mode is for polycube puzzles."""
+        return self.family is not None and self.family.family == "polycube"
+
+    @property
+    def replay_mode(self) -> str:
+        """The replay mode: the mode itself, or in Play the one the kept scene belongs to."""
+        if self.mode != "play":
+            return self.mode
+        return self._scene_mode or "solution"
+
+    def set_mode(self, mode: str) -> bool:
+        """Switch mode; False (and a message) if Play was asked for a puzzle it does not fit."""
         if mode not in MODES:
             raise ValueError(f"mode is one of {MODES}")
         if mode == self.mode:
-            return
+            return True
+        if mode == "play" and not self.can_play:
+            self.say("Play mode is for polycube puzzles")
+            return False
+        if mode == "play" and (self.play is None or self.play.puzzle is not self.family.puzzle):
+            self.play = PlayModel(self.family.puzzle)
+        left_play = self.mode == "play"
         self.mode = mode
+        self.say("")
         self.events.mode.emit(mode)
-        self._rebuild(at_end=mode == "solution" and self.start_at_end)
+        if mode == "play":
+            return True
+        if left_play and mode == self._scene_mode and self.scene is not None:
+            self.events.scene.emit(self.scene)  # the replay left behind, shown again
+            self.events.step.emit(self.step)
+        else:
+            self._rebuild(at_end=mode == "solution" and self.start_at_end)
+        return True
 
+    def say(self, text: str) -> None:
+        """Set the transient status line ('' clears it)."""
+        if text != self.message:
+            self.message = text
+            self.events.message.emit(text)
+
+    # -- step ----------------------------------------------------------------------------------
     @property
     def n_steps(self) -> int:
         return self.scene.n_steps if self.scene else 0
 
     def set_step(self, step: float) -> None:
+        if self.mode == "play":
+            return  # the table has no steps; the replay waits where it was
         step = min(max(float(step), 0.0), float(self.n_steps))
         if step == self.step:
             return
@@ -143,10 +189,12 @@ class ViewerState:
 
         if self.family is None:
             return
-        if self.mode == "search":
+        mode = self.replay_mode
+        if mode == "search":
             self.scene = build_scene(self.family, None, "search", self.trace)
         else:
             self.scene = build_scene(self.family, self.solution, "solution")
+        self._scene_mode = mode
         self.step = float(self.scene.n_steps) if at_end else 0.0
         self.events.scene.emit(self.scene)
         self.events.step.emit(self.step)

@@ -1,0 +1,85 @@
+"""The status bar: puzzle, solution, step and selection labels, and the one transient line.
+
+Everything here follows events: the viewer state's (puzzle, solutions, step, mode, message)
+and the hands-on controller's `selection_changed`. Since the state clears its message on every
+puzzle and mode change and the selection is reset with the scene, nothing shown here outlives
+what it describes ("selected: A" after another puzzle, a Play fit report after Play).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QLabel, QMainWindow
+
+from tessera.viewer.state import ViewerState
+
+ERROR_MS = 15000  # how long an error stays in the status bar
+
+
+class StatusLine(QObject):
+    """The window's status bar; `solving()` says whether the solver still runs ("1 of 7+")."""
+
+    def __init__(
+        self, window: QMainWindow, state: ViewerState, solving: Callable[[], bool]
+    ) -> None:
+        super().__init__(window)
+        self.window = window
+        self.bar = window.statusBar()
+        self.state = state
+        self.solving = solving
+        self.selected = QLabel("")
+        self.selected.setObjectName("status_selected")
+        self.puzzle = QLabel("no puzzle")
+        self.solution = QLabel("")
+        self.step = QLabel("")
+        for label in (self.selected, self.puzzle, self.solution, self.step):
+            self.bar.addPermanentWidget(label)
+        events = state.events
+        events.puzzle.connect(self._on_puzzle)
+        events.solutions.connect(self.refresh)
+        events.mode.connect(self.refresh)
+        events.step.connect(self._on_step)
+        events.message.connect(self._on_message)
+
+    def show_selection(self, name: str) -> None:
+        self.selected.setText(name)
+
+    def show_error(self, message: str) -> None:
+        self.bar.showMessage(message, ERROR_MS)
+
+    def _on_puzzle(self, family) -> None:
+        self.puzzle.setText(family.name)
+        self.window.setWindowTitle(f"Tessera — {family.name}")
+        self.refresh()
+
+    def _on_message(self, text: str) -> None:
+        if text:
+            self.bar.showMessage(text)
+        else:
+            self.bar.clearMessage()
+
+    def _on_step(self) -> None:
+        self.refresh()
+        s = self.state
+        if s.scene is not None and s.mode != "play":
+            self.bar.showMessage(s.scene.describe(s.step))
+
+    def refresh(self) -> None:
+        """The solution and step labels, as the state is now."""
+        s = self.state
+        n = len(s.solutions)
+        more = "+" if self.solving() else ""
+        if s.mode == "play":
+            self.solution.setText("Play mode")
+        elif s.mode == "search":
+            trace = s.trace
+            cut = " (cut)" if trace is not None and trace.truncated else ""
+            self.solution.setText(f"search trace{cut}")
+        elif n:
+            self.solution.setText(f"solution {s.solution_index + 1} of {n}{more}")
+        else:
+            self.solution.setText("no solution yet" if self.solving() else "no solution")
+        step = f"{s.step:.2f}".rstrip("0").rstrip(".")
+        self.step.setText(f"step {step} of {s.n_steps}")
