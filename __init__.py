@@ -8,3 +8,8 @@ formats), `tessera.solvers` (algorithms), `tessera.viewer` (Qt and PyVista), `te
 """
 
 __version__ = "0.2.0"
+
+# Before anything imports numba: a read-only install must still find (or skip) a kernel cache.
+from tessera._numba_cache import configure as _configure_numba_cache  # noqa: E402
+
+_configure_numba_cache()

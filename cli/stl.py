@@ -5,6 +5,9 @@ by half the gap on each outer face so printed pieces slide together. With `--sol
 pieces keep their places in distinct solution K (number as `tessera solve` lists them), so a
 slicer that loads all files at once shows the assembly; `--assembly` also writes that whole
 solution as one file.
+
+The folder is written as a unit (`models/stl_export.write_parts`): it appears complete or not
+at all, and an earlier export in it is replaced whole.
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tessera.cli.output import check_writable, writing
 from tessera.cli.polycube import load_any_polycube
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.models.polycube import PolycubePuzzle
-from tessera.models.stl_export import Part, piece_parts, write_part
+from tessera.models.stl_export import Part, check_replaceable, piece_parts, write_parts
 from tessera.solvers.polycube import PolycubeSolution
 from tessera.solvers.polycube_identify import SolutionIndex
 
@@ -66,6 +70,16 @@ def parts(
     return piece_parts(puzzle, instances, whole)
 
 
+def prepare_folder(folder: Path) -> None:
+    """Everything that can be wrong with the output folder, found before any solving."""
+    if folder.exists() and not folder.is_dir():
+        raise PuzzleError("exists and is not a folder", folder)
+    check_replaceable(folder)
+    with writing(folder):
+        folder.parent.mkdir(parents=True, exist_ok=True)
+    check_writable(folder, folder=True)
+
+
 def run_stl(args: argparse.Namespace) -> int:
     if not args.cell_mm > 0:
         raise PuzzleError(f"--cell-mm must be positive, not {args.cell_mm:g}")
@@ -76,7 +90,9 @@ def run_stl(args: argparse.Namespace) -> int:
         )
     if args.solution is not None and args.solution < 1:
         raise PuzzleError(f"--solution counts from 1, not {args.solution}")
+    folder = Path(args.out)
     puzzle = load_any_polycube(args.puzzle, args.problem)
+    prepare_folder(folder)
     solution, number = None, None
     if args.solution is not None or args.assembly:
         number = args.solution or 1
@@ -92,18 +108,11 @@ def run_stl(args: argparse.Namespace) -> int:
                 f"--solution {number}: the puzzle has only {len(index.solutions)} distinct "
                 "solutions"
             )
-    folder = Path(args.out)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise PuzzleError("exists and is not a folder", folder) from None
-    except OSError as exc:
-        raise PuzzleError(exc.strerror or str(exc), folder) from None
-    for part in parts(puzzle, solution, number, args.assembly):
-        try:
-            n, vol = write_part(part, folder, args.cell_mm, args.gap_mm)
-        except OSError as exc:
-            raise PuzzleError(exc.strerror or str(exc), folder / part.filename) from None
+    with writing(folder):
+        written = write_parts(
+            parts(puzzle, solution, number, args.assembly), folder, args.cell_mm, args.gap_mm
+        )
+    for part, n, vol in written:
         cells = sum(len(c) for c in part.cells)
         print(
             f"{folder / part.filename}: {part.label}, {cells} cells, {n} triangles, "

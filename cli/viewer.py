@@ -2,6 +2,10 @@
 
 `render` and `animate` never touch Qt: they build the same scene the window shows and draw it
 with an off-screen PyVista plotter, so they work over SSH and in CI without a display.
+
+The output path is checked before any rendering (extension, folder, permission: one line and
+exit 2), and the file is written atomically, so a failed or killed run never leaves half a
+picture or video at the path.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import re
 import sys
 from pathlib import Path
 
+from tessera.cli.output import check_writable, writing
 from tessera.models.errors import PuzzleError
 
 
@@ -97,11 +102,17 @@ def _scene(args: argparse.Namespace, mode: str):
 
 
 def _check_out(out: str, suffixes: tuple[str, ...]) -> Path:
+    """The output path, refused up front when its extension is not one we write or it cannot
+    be written at all (the render may take minutes; the typo should not)."""
     path = Path(out)
+    wanted = " or ".join(suffixes)
+    if not path.suffix:
+        raise PuzzleError(f"has no extension; the output must end in {wanted}", out)
     if path.suffix.lower() not in suffixes:
-        raise PuzzleError(f"the output must end in {' or '.join(suffixes)}", out)
-    if not path.parent.exists():
-        raise PuzzleError("no such directory", str(path.parent))
+        raise PuzzleError(
+            f"unknown extension {path.suffix!r}; the output must end in {wanted}", out
+        )
+    check_writable(path)
     return path
 
 
@@ -114,7 +125,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     if not 0 <= step <= scene.n_steps:
         raise PuzzleError(f"step must lie between 0 and {scene.n_steps}, not {step:g}", args.out)
     image = render_image(scene, step, args.size, args.transparent, args.supersample)
-    save_png(out, image)
+    with writing(out):
+        save_png(out, image)
     print(f"{out}: {image.shape[1]}x{image.shape[0]}, step {step:g} of {scene.n_steps}")
     return 0
 
@@ -132,9 +144,10 @@ def cmd_animate(args: argparse.Namespace) -> int:
         bar.update(i / n, f"frame {i}/{n}")
 
     try:
-        frames = export_animation(
-            scene, out, steps, args.fps, args.size, args.orbit, on_frame=on_frame
-        )
+        with writing(out):
+            frames = export_animation(
+                scene, out, steps, args.fps, args.size, args.orbit, on_frame=on_frame
+            )
     finally:
         bar.close()
     w, h = encoder_size(out, args.size)

@@ -3,6 +3,9 @@
 `tessera stl` and the window's File ▸ Export STL both go through `piece_parts` and
 `write_part`, so a file saved from the window is byte for byte the file the command writes for
 the same pieces, sizes and gap (names, headers, copies numbered the same way).
+
+Every file is written atomically (`models/atomic.py`); `write_parts` writes a whole folder that
+appears complete or not at all, so a print job never picks up half a set.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tessera.models.atomic import atomic_dir, atomic_path
+from tessera.models.errors import PuzzleError
 from tessera.models.mesh import piece_surface, volume, write_stl
 from tessera.models.polycube import PolycubePuzzle
 
@@ -79,8 +84,7 @@ def piece_parts(
     return out
 
 
-def write_part(part: Part, folder: Path, cell_mm: float, gap_mm: float) -> tuple[int, float]:
-    """Write one STL; returns (triangles, volume in mm³). Each shell is closed on its own."""
+def _write_stl(part: Part, path: Path, cell_mm: float, gap_mm: float) -> tuple[int, float]:
     vertices, triangles = [], []
     base = 0
     for cells in part.cells:
@@ -89,5 +93,45 @@ def write_part(part: Part, folder: Path, cell_mm: float, gap_mm: float) -> tuple
         triangles.append(t + base)
         base += len(v)
     v, t = np.vstack(vertices), np.vstack(triangles)
-    write_stl(Path(folder) / part.filename, v, t, part.name)
+    write_stl(path, v, t, part.name)
     return len(t), volume(v, t)
+
+
+def write_part(part: Part, folder: Path, cell_mm: float, gap_mm: float) -> tuple[int, float]:
+    """Write one STL atomically; returns (triangles, volume in mm³). Each shell is closed on
+    its own."""
+    with atomic_path(Path(folder) / part.filename) as tmp:
+        return _write_stl(part, tmp, cell_mm, gap_mm)
+
+
+def check_replaceable(folder: Path) -> None:
+    """Refuse to replace a folder that holds anything but STL files: `write_parts` swaps the
+    whole folder, and a user's other files must never go with it."""
+    if not folder.is_dir():
+        return
+    if Path.cwd().resolve().is_relative_to(folder.resolve()):
+        raise PuzzleError("is the current folder (or holds it); choose a new folder", folder)
+    others = sorted(
+        p.name for p in folder.iterdir() if p.suffix.lower() != ".stl" or not p.is_file()
+    )
+    if others:
+        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+        raise PuzzleError(
+            f"holds files that are not STL ({shown}); choose a new or empty folder", folder
+        )
+
+
+def write_parts(
+    parts: Sequence[Part], folder: str | Path, cell_mm: float, gap_mm: float
+) -> list[tuple[Part, int, float]]:
+    """Write every part into `folder` as one unit: a temporary sibling folder is filled, then
+    renamed over `folder` (an old export there is replaced whole, never mixed with the new).
+    Returns (part, triangles, volume in mm³) for each."""
+    folder = Path(folder)
+    check_replaceable(folder)
+    written = []
+    with atomic_dir(folder) as tmp:
+        for part in parts:
+            n, vol = _write_stl(part, tmp / part.filename, cell_mm, gap_mm)
+            written.append((part, n, vol))
+    return written

@@ -4,15 +4,24 @@
 calls them too (with its current scene and camera), so a picture never depends on how it was
 asked for. Supersampling renders k times larger and averages k×k blocks: it works the same on
 every OpenGL (VTK's FXAA is missing from EGL/OSMesa builds).
+
+Files are written atomically (`models/atomic.py`): a killed or cancelled export leaves the
+previous file, or none, never half a video. With no usable X display the plotter renders through
+EGL from the start (`use_egl_without_display`), so a headless run prints nothing on stderr.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
+from tessera.models.atomic import atomic_path
 from tessera.viewer.scenes.base import Scene
 
 DEFAULT_SIZE = (800, 600)
@@ -26,9 +35,49 @@ def add_lights(plotter) -> None:
     plotter.add_light(pv.Light(light_type="headlight", intensity=0.35))
 
 
+def _loads(library: str) -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(library)
+    except OSError:
+        return None
+
+
+@cache
+def x_display_usable() -> bool:
+    """Whether $DISPLAY names an X server that accepts a connection (what VTK tries first)."""
+    if not os.environ.get("DISPLAY"):
+        return False
+    xlib = _loads("libX11.so.6")
+    if xlib is None:
+        return False
+    xlib.XOpenDisplay.restype = ctypes.c_void_p
+    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    display = xlib.XOpenDisplay(None)
+    if not display:
+        return False
+    xlib.XCloseDisplay(display)
+    return True
+
+
+def use_egl_without_display() -> None:
+    """Pick VTK's EGL render window when there is no usable X display.
+
+    Left to itself VTK first tries X, and with DISPLAY unset or dead it logs a coloured "bad X
+    server connection" warning on stderr before falling back, on every run. VTK reads
+    VTK_DEFAULT_OPENGL_WINDOW each time it makes a render window, so setting it here (only when
+    the user has not, and only if libEGL loads) is enough even after vtk was imported."""
+    if "VTK_DEFAULT_OPENGL_WINDOW" in os.environ or x_display_usable():
+        return
+    if _loads("libEGL.so.1") is not None:
+        os.environ["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
+
+
 def open_plotter(size: tuple[int, int]):
     """An off-screen plotter with the app's look (works with no display at all)."""
     import pyvista as pv
+
+    use_egl_without_display()
 
     from tessera.viewer.render import style_plotter
 
@@ -75,9 +124,11 @@ def render_image(
 
 
 def save_png(path: str | Path, image: np.ndarray) -> None:
+    """Write a PNG atomically (the previous file stays until the new one is complete)."""
     import imageio.v3 as iio
 
-    iio.imwrite(str(path), image)
+    with atomic_path(path) as tmp:
+        iio.imwrite(str(tmp), image, extension=".png")
 
 
 def animation_steps(scene: Scene, mode: str, frames_per_step: int = 8) -> list[float]:
@@ -117,29 +168,62 @@ def export_animation(
 ) -> int:
     """Write a GIF or MP4; returns the number of frames written.
 
-    `on_frame(i, n)` is called after each frame; returning True cancels (the partial file is
-    removed). `orbit_degrees` turns the camera that much over the whole animation.
+    `on_frame(i, n)` is called after each frame; returning True cancels. The frames go to a
+    temporary sibling that replaces `path` only when the animation is complete, so a cancel, an
+    error, Ctrl-C or a kill leaves the previous file at `path` untouched (or none).
+    `orbit_degrees` turns the camera that much over the whole animation.
     """
+    path = Path(path)
+    if path.suffix.lower() not in (".gif", ".mp4"):
+        raise ValueError(f"{path}: animations are .gif or .mp4")
+    target = atomic_path(path)
+    tmp = target.open()
+    try:
+        written, cancelled = _write_frames(
+            scene, tmp, steps, fps, encoder_size(path, size), orbit_degrees, supersample,
+            on_frame, camera,
+        )  # fmt: skip
+    except BaseException:
+        target.discard()
+        raise
+    if cancelled:
+        target.discard()
+    else:
+        target.commit()
+    return written
+
+
+def _open_writer(path: Path, fps: float):
+    """An imageio writer for `path`, whose suffix (.gif or .mp4) picks the format."""
     import imageio.v2 as iio2
 
+    if path.suffix.lower() == ".gif":
+        return iio2.get_writer(str(path), mode="I", duration=1000.0 / fps, loop=0)
+    return iio2.get_writer(str(path), fps=fps, codec="libx264", quality=7, macro_block_size=16)
+
+
+def _write_frames(
+    scene: Scene,
+    path: Path,
+    steps: Sequence[float],
+    fps: float,
+    size: tuple[int, int],
+    orbit_degrees: float,
+    supersample: int,
+    on_frame: Callable[[int, int], bool | None] | None,
+    camera,
+) -> tuple[int, bool]:
+    """Render and encode every frame into `path`: (frames written, cancelled)."""
     from tessera.viewer.render import SceneRenderer
 
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".gif", ".mp4"):
-        raise ValueError(f"{path}: animations are .gif or .mp4")
-    size = encoder_size(path, size)
     k = max(1, int(supersample))
-    if suffix == ".gif":
-        writer = iio2.get_writer(str(path), mode="I", duration=1000.0 / fps, loop=0)
-    else:
-        writer = iio2.get_writer(
-            str(path), fps=fps, codec="libx264", quality=7, macro_block_size=16
-        )
-    plotter = open_plotter((size[0] * k, size[1] * k))
     cancelled = False
     written = 0
-    try:
+    with ExitStack() as stack:  # closes the plotter, then the writer, whatever happens
+        writer = _open_writer(path, fps)
+        stack.callback(writer.close)
+        plotter = open_plotter((size[0] * k, size[1] * k))
+        stack.callback(plotter.close)
         renderer = SceneRenderer(plotter)
         renderer.show(scene, steps[0] if steps else 0.0)
         if camera is not None:
@@ -156,9 +240,4 @@ def export_animation(
             if on_frame is not None and on_frame(i + 1, len(steps)):
                 cancelled = True
                 break
-    finally:
-        plotter.close()
-        writer.close()
-    if cancelled:
-        path.unlink(missing_ok=True)
-    return written
+    return written, cancelled
