@@ -18,18 +18,47 @@ import numpy as np
 from defusedxml import ElementTree as SafeET
 
 from tessera.models import geometry
-from tessera.models.errors import PuzzleError
+from tessera.models.errors import PuzzleError, printable
 from tessera.models.polycube import Piece, PolycubePuzzle, Target
 
 MAX_INFLATED = 64 * 1024 * 1024
-_VOXEL_TOKEN = re.compile(r"([_#+])(\d*)")
+#: Cells of one voxel grid (x·y·z) and of all grids together. The bytes guard alone let a
+#: 60 KB file inflate to one 62-million-cell shape (7.8 GB before MemoryError); real BurrTools
+#: shapes have hundreds of cells, the largest known a few tens of thousands.
+MAX_SHAPE_CELLS = 1_000_000
+MAX_TOTAL_CELLS = 2_000_000
+#: BurrTools' grids (`<gridType type=...>`); Tessera reads the cube grid only.
+GRID_NAMES = {
+    "0": "cubes",
+    "1": "triangular prisms",
+    "2": "spheres",
+    "3": "rhombic dodecahedra",
+    "4": "tetrahedra and octahedra",
+}
+_SIZE = re.compile(r"[0-9]{1,9}")
+_COLOURS = re.compile(r"[0-9]+")
+
+
+def _read(path: Path) -> bytes:
+    """The file's bytes, refusing folders and files past MAX_INFLATED before reading them."""
+    try:
+        if path.is_dir():
+            raise PuzzleError("is a folder, not a puzzle file", path)
+        if path.stat().st_size > MAX_INFLATED:
+            raise PuzzleError("refused: the file is larger than 64 MB", path)
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise PuzzleError("no such file", path) from None
+    except OSError as exc:
+        raise PuzzleError(f"cannot read: {exc.strerror or exc}", path) from None
 
 
 def _inflate(path: Path) -> bytes:
-    """Decompress, refusing to inflate past MAX_INFLATED (a zip bomb guard)."""
-    raw = path.read_bytes()
+    """Decompress, refusing to inflate past MAX_INFLATED (a zip bomb guard); plain XML is
+    fine too and is held to the same limit by `_read`."""
+    raw = _read(path)
     if raw[:2] != b"\x1f\x8b":
-        return raw  # plain XML is fine too
+        return raw
     out = io.BytesIO()
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
@@ -42,50 +71,114 @@ def _inflate(path: Path) -> bytes:
     return out.getvalue()
 
 
-def _line(data: bytes, tag: str, index: int) -> int | None:
-    """The line of the index-th occurrence of <tag in the inflated XML."""
-    pos = -1
-    for _ in range(index + 1):
-        pos = data.find(b"<" + tag.encode(), pos + 1)
-        if pos < 0:
-            return None
-    return data.count(b"\n", 0, pos) + 1
+class _Lines:
+    """Line numbers of the occurrences of `<tag` in the XML, found in one pass per tag (a
+    file with thousands of shapes must not rescan from the top for each)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.found: dict[str, list[int]] = {}
+
+    def __call__(self, tag: str, index: int) -> int | None:
+        if tag not in self.found:
+            lines, pos, line, needle = [], 0, 1, b"<" + tag.encode()
+            while (hit := self.data.find(needle, pos)) >= 0:
+                line += self.data.count(b"\n", pos, hit)
+                lines.append(line)
+                pos = hit
+                pos += 1
+            self.found[tag] = lines
+        lines = self.found[tag]
+        return lines[index] if index < len(lines) else None
+
+
+def _voxel_size(element, path: Path, line: int | None) -> tuple[int, int, int]:
+    """The grid's x, y, z sizes: plain ASCII numbers (int() would take ' 3', '1_0' or '٣'),
+    at most MAX_SHAPE_CELLS cells."""
+    sizes = []
+    for axis in "xyz":
+        value = element.get(axis, "0")
+        if not _SIZE.fullmatch(value):
+            raise PuzzleError(
+                f"voxel size {axis}={printable(value)} is not a whole number", path, line
+            )
+        sizes.append(int(value))
+    nx, ny, nz = sizes
+    if nx * ny * nz > MAX_SHAPE_CELLS:
+        raise PuzzleError(
+            f"refused: a {nx}×{ny}×{nz} voxel grid has {nx * ny * nz:,} cells"
+            f" (at most {MAX_SHAPE_CELLS:,} per shape)",
+            path,
+            line,
+        )
+    return nx, ny, nz
 
 
 def _parse_voxel(element, path: Path, line: int | None, warnings: list[str]):
-    try:
-        nx, ny, nz = (int(element.get(a, "0")) for a in "xyz")
-    except ValueError:
-        raise PuzzleError("voxel sizes must be integers", path, line) from None
+    """(fixed, variable) cells of a `<voxel>` shape, read with numpy: one byte per cell."""
+    nx, ny, nz = _voxel_size(element, path, line)
     text = (element.text or "").strip()
-    tokens = _VOXEL_TOKEN.findall(text)
-    if "".join(state + colour for state, colour in tokens) != text:
-        bad = next(ch for ch in text if ch not in "_#+0123456789")
+    states = _COLOURS.sub("", text)
+    bad = next((ch for ch in states if ch not in "_#+"), None)
+    if bad is not None:
         raise PuzzleError(f"unexpected character {bad!r} in a voxel string", path, line)
-    if len(tokens) != nx * ny * nz:
+    if text[:1].isascii() and text[:1].isdigit():
         raise PuzzleError(
-            f"voxel string has {len(tokens)} cells, expected {nx}×{ny}×{nz}", path, line
+            "a voxel string starts with a colour number; each cell is _ # or + first",
+            path,
+            line,
         )
-    if any(colour for _, colour in tokens):
+    if len(states) != nx * ny * nz:
+        raise PuzzleError(
+            f"voxel string has {len(states)} cells, expected {nx}×{ny}×{nz}", path, line
+        )
+    if len(states) != len(text):
         warnings.append(f"{path}:{line}: colour constraints ignored")
-    fixed, variable = [], []
-    for i, (state, _) in enumerate(tokens):
-        x, rest = i % nx, i // nx
-        y, z = rest % ny, rest // ny
-        if state == "#":
-            fixed.append((x, y, z))
-        elif state == "+":
-            variable.append((x, y, z))
-    as_arr = lambda cells: np.array(cells, np.int64).reshape(-1, 3)  # noqa: E731
-    return as_arr(fixed), as_arr(variable)
+    codes = np.frombuffer(states.encode("ascii"), np.uint8)
+    return _cells_where(codes == ord("#"), nx, ny), _cells_where(codes == ord("+"), nx, ny)
+
+
+def _cells_where(mask: np.ndarray, nx: int, ny: int) -> np.ndarray:
+    """(x, y, z) of the set cells of a flat mask with x varying fastest."""
+    flat = np.flatnonzero(mask).astype(np.int64)
+    x, rest = flat % nx, flat // nx
+    return np.stack([x, rest % ny, rest // ny], axis=1).reshape(-1, 3)
+
+
+def _check_grid(root, path: Path, lines: _Lines) -> None:
+    grid = root.find("gridType")
+    kind = "0" if grid is None else grid.get("type", "0")
+    if kind == "0":
+        return
+    name = GRID_NAMES.get(kind)
+    what = f"the {name} grid (gridType {kind})" if name else f"grid type {printable(kind)}"
+    raise PuzzleError(
+        f"{what} is not supported: Tessera reads the cube grid (gridType 0) only",
+        path,
+        lines("gridType", 0),
+    )
+
+
+def _parse_shapes(root, path: Path, lines: _Lines, warnings: list[str]) -> list:
+    shapes = root.findall("./shapes/voxel")
+    total = 0
+    for i, voxel in enumerate(shapes):
+        nx, ny, nz = _voxel_size(voxel, path, lines("voxel", i))
+        total += nx * ny * nz
+        if total > MAX_TOTAL_CELLS:
+            raise PuzzleError(
+                f"refused: the shapes' voxel grids have over {MAX_TOTAL_CELLS:,} cells in all",
+                path,
+                lines("voxel", i),
+            )
+    return [_parse_voxel(v, path, lines("voxel", i), warnings) for i, v in enumerate(shapes)]
 
 
 def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
     """The `problem`-th problem (1-based) of a BurrTools file as a polycube puzzle."""
     path = Path(path)
-    if not path.exists():
-        raise PuzzleError("no such file", path)
     data = _inflate(path)
+    line_at = _Lines(data)
     try:
         root = SafeET.fromstring(data)
     except SafeET.ParseError as exc:
@@ -97,31 +190,27 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         raise PuzzleError(f"refused XML: {exc}", path) from None
     if root.tag != "puzzle":
         raise PuzzleError(f"not a BurrTools puzzle (root element <{root.tag}>)", path, 1)
-    grid = root.find("gridType")
-    if grid is not None and grid.get("type", "0") != "0":
-        raise PuzzleError(
-            "only the cube grid (gridType 0) is supported", path, _line(data, "gridType", 0)
-        )
+    _check_grid(root, path, line_at)
     warnings: list[str] = []
     shapes = root.findall("./shapes/voxel")
-    parsed = [
-        _parse_voxel(v, path, _line(data, "voxel", i), warnings) for i, v in enumerate(shapes)
-    ]
+    parsed = _parse_shapes(root, path, line_at, warnings)
     problems = root.findall("./problems/problem")
     if not problems:
         raise PuzzleError("the file has no problems", path)
     if not 1 <= problem <= len(problems):
         raise PuzzleError(f"problem {problem} does not exist (the file has {len(problems)})", path)
     prob = problems[problem - 1]
-    pline = _line(data, "problem ", problem - 1) or _line(data, "problem", problem - 1)
+    pline = line_at("problem ", problem - 1) or line_at("problem", problem - 1)
     result = prob.find("result")
     if result is None or result.get("id") is None:
         raise PuzzleError("the problem has no result shape", path, pline)
     rid = _shape_index(result.get("id"), len(parsed), path, pline)
     req, opt = parsed[rid]
+    if len(req) == 0:  # as the TOML loader says for a target of optional cells only
+        raise PuzzleError("the target has no required cells", path, pline)
     pieces = []
     for k, sh in enumerate(prob.findall("./shapes/shape")):
-        sline = _line(data, "shape ", k) or pline
+        sline = line_at("shape ", k) or pline
         sid = _shape_index(sh.get("id"), len(parsed), path, sline)
         if sh.get("count") is None:
             lo, hi = sh.get("min"), sh.get("max")
@@ -131,10 +220,10 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
                     path,
                     sline,
                 )
-        try:
-            count = int(sh.get("count", "1"))
-        except ValueError:
-            raise PuzzleError("count must be a whole number", path, sline) from None
+        count_text = sh.get("count", "1")
+        if not _SIZE.fullmatch(count_text):
+            raise PuzzleError(f"count {printable(count_text)} is not a whole number", path, sline)
+        count = int(count_text)
         if count < 1:
             continue
         fixed, variable = parsed[sid]
@@ -158,10 +247,9 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
 
 
 def _shape_index(value: str | None, n: int, path: Path, line: int | None) -> int:
-    try:
-        index = int(value or "")
-    except ValueError:
-        raise PuzzleError(f"bad shape id {value!r}", path, line) from None
+    if value is None or not _SIZE.fullmatch(value):
+        raise PuzzleError(f"bad shape id {printable(value)}", path, line)
+    index = int(value)
     if not 0 <= index < n:
         raise PuzzleError(f"shape id {index} does not exist (the file has {n} shapes)", path, line)
     return index

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tessera.models.errors import PuzzleError
-from tessera.models.fileformat import check_keys, line_of, parse_document, read_text
+from tessera.models.errors import PuzzleError, printable
+from tessera.models.fileformat import check_keys, check_kind, line_of, parse_document, read_text
 
 TOP, FRONT, RIGHT, BACK, LEFT, BOTTOM = range(6)
 SIDES = (FRONT, RIGHT, BACK, LEFT)
@@ -240,9 +240,7 @@ def key_line(text: str, key: str, after: int = 0) -> int | None:
 def parse_dice(data: dict[str, Any], text: str, path: str | Path) -> DicePuzzle:
     """Validate a parsed document: every error names the file and the line at fault."""
     check_keys(data, TOP_KEYS, "a dice puzzle", text, path)
-    kind = data.get("kind", "dice")
-    if kind != "dice":
-        raise PuzzleError(f"kind is '{kind}', expected 'dice'", path, key_line(text, "kind"))
+    check_kind(data, "dice", text, path)
     name = data.get("name", Path(path).stem)
     if not isinstance(name, str):
         raise PuzzleError("name must be a string", path, key_line(text, "name"))
@@ -267,7 +265,9 @@ def parse_dice(data: dict[str, Any], text: str, path: str | Path) -> DicePuzzle:
             )
         for face in die:
             if not isinstance(face, str) or not face.strip():
-                raise PuzzleError(f"die {i + 1}: face {face!r} is not a colour name", path, where)
+                raise PuzzleError(
+                    f"die {i + 1}: face {printable(face)} is not a colour name", path, where
+                )
         dice.append([face.strip() for face in die])
     # n dice need exactly n colours (each side shows every colour once): a colour beyond the
     # n-th is a mistake in the file, reported at the die that brings it in.
@@ -291,7 +291,7 @@ def parse_dice(data: dict[str, Any], text: str, path: str | Path) -> DicePuzzle:
     for key, value in colors.items():
         if not isinstance(value, str) or not _HEX.match(value):
             raise PuzzleError(
-                f"colour '{key}' must be '#rrggbb', not {value!r}",
+                f"colour '{key}' must be '#rrggbb', not {printable(value)}",
                 path,
                 key_line(text, key, after=(colors_line or 1) - 1) or colors_line,
             )

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tessera.models.errors import PuzzleError
-from tessera.models.fileformat import check_keys, line_of, parse_document, read_text
+from tessera.models.fileformat import check_keys, check_kind, line_of, parse_document, read_text
 
 Cell = tuple[int, int]
 Pair = tuple[Cell, Cell]
@@ -38,7 +38,7 @@ MAX_SUITS = 13
 ORIENTED = frozenset({2, 3, 6})
 """Numbers whose pip face changes under a quarter turn, so their cell carries `h` or `v`."""
 
-TOKEN = re.compile(r"^(\d+)([hv]?)$")
+TOKEN = re.compile(r"^([0-9]+)([hv]?)$")
 KEYS = {"kind", "suits", "oriented_pips", "rows", "solution", "name", "difficulty"}
 # keys our own JSON export adds for readers; accepted on load and otherwise ignored
 INFO_KEYS = {"size", "numbers", "orientations", "tiles", "dominosa_id", "tries", "seed"}
@@ -68,7 +68,7 @@ def all_tiles(suits: int) -> list[Tile]:
 def suits_for(cells: int) -> int:
     """The smallest set whose tiles can cover `cells` cells."""
     k = 1
-    while max_cells(k) < cells:
+    while max_cells(k) < cells and k <= MAX_SUITS:  # past the largest set: check_board refuses
         k += 1
     return k
 
@@ -197,11 +197,18 @@ def make_puzzle(
 
 def check_shape(puzzle: DominoPuzzle, path: str | Path | None = None, line: int | None = None):
     """Refuse boards no set can tile: an odd cell count or more cells than the set covers."""
-    rows, cols = puzzle.n_rows, puzzle.n_cols
-    if rows == 0 or cols == 0:
+    check_board(puzzle.n_cols, puzzle.n_rows, puzzle.suits, path, line)
+
+
+def check_board(
+    cols: int, rows: int, suits: int, path: str | Path | None = None, line: int | None = None
+) -> None:
+    """`check_shape` from the sizes alone, so a generator can refuse a 100000×100000 board
+    before building it: X·Y must be even and at most k(k+1) for k suits."""
+    if rows <= 0 or cols <= 0:
         raise PuzzleError("the board is empty", path, line)
-    if not 1 <= puzzle.suits <= MAX_SUITS:
-        raise PuzzleError(f"suits must be 1..{MAX_SUITS}, got {puzzle.suits}", path, line)
+    if not 1 <= suits <= MAX_SUITS:
+        raise PuzzleError(f"suits must be 1..{MAX_SUITS}, got {suits}", path, line)
     if rows % 2 and cols % 2:
         raise PuzzleError(
             f"board is {cols}x{rows}: both sides are odd, so it has an odd number of cells"
@@ -209,11 +216,11 @@ def check_shape(puzzle: DominoPuzzle, path: str | Path | None = None, line: int 
             path,
             line,
         )
-    if puzzle.n_cells > max_cells(puzzle.suits):
+    if cols * rows > max_cells(suits):
         raise PuzzleError(
-            f"board is {cols}x{rows} = {puzzle.n_cells} cells but a {set_name(puzzle.suits)}"
-            f" set ({puzzle.suits} suits, {tile_count(puzzle.suits)} tiles) covers at most"
-            f" {max_cells(puzzle.suits)}",
+            f"board is {cols}x{rows} = {cols * rows} cells but a {set_name(suits)}"
+            f" set ({suits} suits, {tile_count(suits)} tiles) covers at most"
+            f" {max_cells(suits)}",
             path,
             line,
         )
@@ -312,10 +319,9 @@ def _row_lines(text: str, rows: Sequence[Any]) -> list[int | None]:
 def puzzle_from_document(data: dict[str, Any], text: str, path: str | Path) -> DominoPuzzle:
     """Validate a parsed puzzle file (TOML or JSON) and build the puzzle."""
     check_keys(data, KEYS | INFO_KEYS, "a domino puzzle", text, path)
-    if data.get("kind") != "domino":
-        raise PuzzleError(
-            f'kind must be "domino", got {data.get("kind")!r}', path, line_of(text, "kind")
-        )
+    if "kind" not in data:
+        raise PuzzleError('missing kind = "domino"', path, 1)
+    check_kind(data, "domino", text, path)
     suits = data.get("suits")
     if suits is not None and (not isinstance(suits, int) or isinstance(suits, bool)):
         raise PuzzleError("suits must be an integer", path, line_of(text, "suits"))

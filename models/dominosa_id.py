@@ -14,13 +14,14 @@ import re
 from tessera.models.domino import DominoPuzzle, make_puzzle
 from tessera.models.errors import PuzzleError
 
-ID_RE = re.compile(r"^(\d+)(d[tbhea]|a)?:(.*)$", re.S)
+ID_RE = re.compile(r"^([0-9]{1,6})(d[tbhea]|a)?:(.*)$", re.S)
+_ASCII_NUMBER = re.compile(r"[0-9]{1,3}")
 DIFFICULTIES = {"dt": "trivial", "db": "basic", "dh": "hard", "de": "extreme", "da": "ambiguous"}
 
 
 def looks_like_id(text: str) -> bool:
     """Does `text` have the shape of a game ID (rather than a file name)?"""
-    return bool(re.match(r"^\d+(d[a-z]|a)?:", text))
+    return bool(re.match(r"^[0-9]+(d[a-z]|a)?:", text))
 
 
 def parse_dominosa_id(text: str) -> DominoPuzzle:
@@ -41,15 +42,21 @@ def parse_dominosa_id(text: str) -> DominoPuzzle:
     i = 0
     while i < len(desc):
         ch = desc[i]
-        if ch.isdigit():
+        if "0" <= ch <= "9":  # not str.isdigit(): that takes '²', which int() refuses
             numbers.append(int(ch))
             i += 1
         elif ch == "[":
             close = desc.find("]", i)
             inner = desc[i + 1 : close] if close >= 0 else ""
-            if close < 0 or not inner.isdigit():
+            if close < 0:
                 raise PuzzleError(
                     f"missing ']' after '[' at position {i + 1} of the description", where
+                )
+            if not _ASCII_NUMBER.fullmatch(inner):
+                raise PuzzleError(
+                    f"'[{inner[:10]}]' at position {i + 1} of the description is not a"
+                    " number 0..12",
+                    where,
                 )
             numbers.append(int(inner))
             i = close + 1

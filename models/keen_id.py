@@ -25,7 +25,14 @@ import re
 from collections.abc import Sequence
 
 from tessera.models.errors import PuzzleError
-from tessera.models.kenken import MAX_SIZE, MIN_SIZE, CageSpec, KenKenPuzzle, build_puzzle
+from tessera.models.kenken import (
+    MAX_SIZE,
+    MAX_TARGET_DIGITS,
+    MIN_SIZE,
+    CageSpec,
+    KenKenPuzzle,
+    build_puzzle,
+)
 
 #: Keen's difficulty letters and the names our generator grades with.
 DIFFICULTY_LETTERS = {"e": "easy", "n": "normal", "h": "hard", "x": "extreme", "u": "unreasonable"}
@@ -33,8 +40,8 @@ LETTER_OF_DIFFICULTY = {name: letter for letter, name in DIFFICULTY_LETTERS.item
 _CLUE_OPS = {"a": "+", "s": "-", "m": "*", "d": "/"}
 _OP_CLUES = {"+": "a", "-": "s", "*": "m", "/": "d"}
 
-_PARAMS = re.compile(r"^(\d+)(?:d(.?))?(m?)$")
-_SHAPE = re.compile(r"^\d+(d[a-z]?)?m?:")
+_PARAMS = re.compile(r"^([0-9]{1,6})(?:d(.?))?(m?)$")
+_SHAPE = re.compile(r"^[0-9]+(d[a-z]?)?m?:")
 
 
 def looks_like_keen_id(text: str) -> bool:
@@ -86,8 +93,10 @@ def decode_walls(desc: str, n: int) -> tuple[list[list[int]], int]:
             raise _WallError(f"unexpected '{ch}' in the cage walls", i)
         start = i
         i += 1
-        digits = re.match(r"\d*", desc[i:]).group()
+        digits = re.match(r"[0-9]*", desc[i:]).group()
         i += len(digits)
+        if len(digits) > 6:
+            raise _WallError("a repeat count is too large", start)
         repeat = int(digits) if digits else 1
         if repeat < 1:
             raise _WallError("a repeat count must be at least 1", start)
@@ -177,9 +186,11 @@ def decode_keen_id(game_id: str) -> KenKenPuzzle:
         letter = desc[i]
         if letter not in _CLUE_OPS:
             raise bad(f"unknown clue type '{letter}' (use a s m d)", offset + i)
-        digits = re.match(r"\d*", desc[i + 1 :]).group()
+        digits = re.match(r"[0-9]*", desc[i + 1 :]).group()
         if not digits:
             raise bad(f"clue '{letter}' has no number", offset + i)
+        if len(digits) > MAX_TARGET_DIGITS:
+            raise bad(f"clue '{letter}' has a number of {len(digits)} digits", offset + i)
         cells = [(c // n, c % n) for c in group]
         op = _CLUE_OPS[letter]
         if len(cells) == 1 and letter == ("m" if mult_only else "a"):

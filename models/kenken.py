@@ -30,6 +30,9 @@ from tessera.models.errors import PuzzleError
 from tessera.models.fileformat import read_text
 
 MIN_SIZE, MAX_SIZE = 3, 9
+#: The largest target any cage can reach is 9⁸¹ (78 digits); a longer number is refused as
+#: text, before `int` (which stops at 4,300 digits anyway) and before any arithmetic on it.
+MAX_TARGET_DIGITS = 80
 #: The operations, as stored in `Cage.op`: "" is a one-cell given.
 OPS = ("+", "-", "*", "/", "")
 OP_SYMBOLS = {"+": "+", "-": "−", "*": "×", "/": "÷", "": ""}
@@ -275,7 +278,7 @@ def _detached_cell(cells: Sequence[Cell]) -> Cell | None:
 # -- the .kenken text format ----------------------------------------------------------------
 
 _RULE = re.compile(r"^(\S+?)\s*:\s*(.*?)\s*$")
-_VALUE = re.compile(r"^(\d+)\s*([-+xX*/×÷−]?)$")
+_VALUE = re.compile(r"^([0-9]+)\s*([-+xX*/×÷−]?)$")
 
 
 def parse_kenken(text: str, path: str | Path = "<text>") -> KenKenPuzzle:
@@ -300,6 +303,12 @@ def parse_kenken(text: str, path: str | Path = "<text>") -> KenKenPuzzle:
             if label in rules:
                 raise PuzzleError(
                     f"cage '{label}' has a second rule (first on line {rules[label][0]})",
+                    path,
+                    number,
+                )
+            if len(match.group(1)) > MAX_TARGET_DIGITS:
+                raise PuzzleError(
+                    f"cage '{label}': a target of {len(match.group(1))} digits cannot be reached",
                     path,
                     number,
                 )

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from tessera.models import geometry
-from tessera.models.errors import PuzzleError
-from tessera.models.fileformat import check_keys, line_of, parse_document, read_text
+from tessera.models.errors import PuzzleError, printable
+from tessera.models.fileformat import check_keys, check_kind, line_of, parse_document, read_text
 
 #: Piece colours used when a file gives none: distinct, readable on white and on dark grey.
 PALETTE = (
@@ -171,6 +171,9 @@ def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
 # -- file format 1 ---------------------------------------------------------------------------
 
 TOP_KEYS = {"kind", "name", "format", "pieces", "target", "description", "author"}
+#: Coordinates beyond this are refused: no real puzzle is that large, and the solver sizes its
+#: grids by the bounding box (numpy's int64 would overflow long before memory ran out).
+MAX_COORDINATE = 10_000
 PIECE_KEYS = {"cells", "layers", "copies", "color", "colour"}
 TARGET_KEYS = {"cells", "optional", "layers"}
 
@@ -184,20 +187,20 @@ def load_polycube(path: str | Path) -> PolycubePuzzle:
 
 def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> PolycubePuzzle:
     check_keys(data, TOP_KEYS, "the puzzle", text, path)
-    kind = data.get("kind", "polycube")
-    if kind != "polycube":
-        raise PuzzleError(f"kind is '{kind}', expected 'polycube'", path, line_of(text, "kind"))
+    check_kind(data, "polycube", text, path)
     fmt = data.get("format", 1)
     if fmt != 1:
         raise PuzzleError(
-            f"unsupported format {fmt!r} (this is format 1)", path, line_of(text, "format")
+            f"unsupported format {printable(fmt)} (this is format 1)", path, line_of(text, "format")
         )
     name = data.get("name", Path(path).stem)
     if not isinstance(name, str):
         raise PuzzleError("name must be a string", path, line_of(text, "name"))
     raw_pieces = data.get("pieces")
     if not isinstance(raw_pieces, dict) or not raw_pieces:
-        raise PuzzleError("no pieces: add a [pieces.NAME] table", path, line_of(text, "pieces"))
+        raise PuzzleError(
+            "no pieces: add a [pieces.NAME] table", path, line_of(text, "pieces") or 1
+        )
     warnings: list[str] = []
     pieces = []
     for pname, table in raw_pieces.items():
@@ -211,14 +214,14 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
         copies = table.get("copies", 1)
         if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
             raise PuzzleError(
-                f"piece '{pname}': copies must be a whole number ≥ 1, not {copies!r}",
+                f"piece '{pname}': copies must be a whole number ≥ 1, not {printable(copies)}",
                 path,
                 line_of(text, "copies", after=(pline or 1) - 1),
             )
         color = table.get("color", table.get("colour"))
         if color is not None and not _is_hex_colour(color):
             raise PuzzleError(
-                f"piece '{pname}': color must look like '#rrggbb', not {color!r}",
+                f"piece '{pname}': color must look like '#rrggbb', not {printable(color)}",
                 path,
                 line_of(text, "color", after=(pline or 1) - 1),
             )
@@ -228,7 +231,7 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
     raw_target = data.get("target")
     tline = line_of(text, "target")
     if not isinstance(raw_target, dict):
-        raise PuzzleError("no target: add a [target] table", path, tline)
+        raise PuzzleError("no target: add a [target] table", path, tline or 1)
     check_keys(raw_target, TARGET_KEYS, "the target", text, path)
     required, optional = _read_shape(raw_target, "the target", text, path, tline, True)
     if len(required) == 0:
@@ -280,7 +283,13 @@ def _read_cell_list(value, what, text, path, line) -> np.ndarray:
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in cell)
         ):
             raise PuzzleError(
-                f"{what}: cell {cell!r} is not three integer coordinates",
+                f"{what}: cell {printable(cell)} is not three integer coordinates",
+                path,
+                _cell_line(text, cell, line),
+            )
+        if any(abs(v) > MAX_COORDINATE for v in cell):
+            raise PuzzleError(
+                f"{what}: cell {printable(cell)} lies beyond ±{MAX_COORDINATE}",
                 path,
                 _cell_line(text, cell, line),
             )
@@ -296,7 +305,7 @@ def _read_cell_list(value, what, text, path, line) -> np.ndarray:
 
 def _cell_line(text: str, cell: Any, fallback: int | None) -> int | None:
     """The line where a cell literal like [1, 2.5, 0] is written, for error messages."""
-    if isinstance(cell, list):
+    if isinstance(cell, list) and len(cell) <= 8:
         parts = [re.escape(str(v)) for v in cell]
         pattern = re.compile(r"\[\s*" + r"\s*,\s*".join(parts) + r"\s*\]")
         for number, row in enumerate(text.splitlines(), start=1):
@@ -326,7 +335,8 @@ def _read_layers(layers, what, text, path, line, allow_optional):
                 elif ch not in ". ":
                     allowed = "'#', '+' or '.'" if allow_optional else "'#' or '.'"
                     raise PuzzleError(
-                        f"{what}: unexpected character {ch!r} in layer row {row!r} (use {allowed})",
+                        f"{what}: unexpected character {ch!r} in layer row"
+                        f" {printable(row)} (use {allowed})",
                         path,
                         line_of(text, f'"{row}"') or line,
                     )

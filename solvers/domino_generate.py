@@ -25,7 +25,7 @@ from tessera.models.domino import (
     DominoPuzzle,
     Pair,
     all_tiles,
-    check_shape,
+    check_board,
     make_puzzle,
     max_cells,
     set_name,
@@ -100,8 +100,7 @@ def check_size(cols: int, rows: int, suits: int | None) -> int:
     if cols < 1 or rows < 1:
         raise PuzzleError(f"board size must be positive, got {cols}x{rows}")
     k = suits if suits is not None else suits_for(cols * rows)
-    probe = DominoPuzzle([[0] * cols for _ in range(rows)], [[""] * cols] * rows, k)
-    check_shape(probe)
+    check_board(cols, rows, k)  # from the sizes: never build a board the set cannot tile
     return k
 
 
