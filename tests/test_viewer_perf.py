@@ -16,21 +16,33 @@ def open_soma(qtbot, window) -> None:
     qtbot.waitUntil(lambda: len(window.state.solutions) >= 1, timeout=20_000)
 
 
-def settle(qtbot, plotter) -> None:
-    qtbot.waitUntil(lambda: plotter.settled, timeout=5_000)
-    qtbot.wait(50)
+def still_on_screen(qtbot, plotter):
+    """A wait for the anti-aliased still frame to be on screen: no still frame pending, and a
+    frame swapped onto the screen since the last still render (`frameSwapped`, Qt's own
+    signal), so no repaint from before is left to count against the next step."""
+    swapped: list[int] = []  # plotter.still_frames when each frame reached the screen
+    plotter.frameSwapped.connect(lambda: swapped.append(plotter.still_frames))
+
+    def wait() -> None:
+        qtbot.waitUntil(
+            lambda: plotter.settled and bool(swapped) and swapped[-1] == plotter.still_frames,
+            timeout=5_000,
+        )
+
+    return wait
 
 
 def test_a_step_renders_once_then_one_still_frame_follows(qtbot, window):
     open_soma(qtbot, window)
     plotter = window.plotter
+    settle = still_on_screen(qtbot, plotter)
     window.actions["first"].trigger()
-    settle(qtbot, plotter)
+    settle()
     frames, stills = plotter.frames, plotter.still_frames
-    with qtbot.waitSignal(window.step_shown, timeout=2000):
+    with qtbot.waitSignals([window.step_shown, plotter.frameSwapped], timeout=2000):
         window.actions["forward"].trigger()
-    qtbot.wait(30)  # the repaint the step schedules must blit, not render again
+    # the step rendered once, and the repaint that put it on screen only blitted it
     assert plotter.frames - frames == 1
     assert plotter.still_frames == stills  # the motion frame skips anti-aliasing
-    settle(qtbot, plotter)
+    settle()
     assert plotter.still_frames - stills == 1  # ...and the anti-aliased frame follows once

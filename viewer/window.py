@@ -183,7 +183,7 @@ class MainWindow(QMainWindow):
         if label and (Path(label).exists() or family.source == label):
             self.recent.remember(label)
         self.worker = SolveWorker(family, self)
-        self.worker.found.connect(self.state.add_solutions)
+        self.worker.found.connect(self._on_found)
         self.worker.progress.connect(self.solution_panel.show_progress)
         self.worker.failed.connect(lambda msg: self.show_error(f"solver failed: {msg}"))
         self.worker.finished_search.connect(self._on_worker_finished)
@@ -204,6 +204,10 @@ class MainWindow(QMainWindow):
     def cancel_solving(self) -> None:
         if self.worker is not None:
             self.worker.cancel()
+
+    def _on_found(self, solutions: list) -> None:
+        if self.sender() is self.worker:  # not a batch queued by the previous puzzle's worker
+            self.state.add_solutions(solutions)
 
     def _on_worker_finished(self, cancelled: bool, count: int) -> None:
         self.solution_panel.finish(cancelled, count)
