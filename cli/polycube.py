@@ -162,14 +162,47 @@ def _solution_json(puzzle: PolycubePuzzle, solution: PolycubeSolution, plan: boo
     return doc
 
 
+SYMBOL_POOL = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@$%&*=?!"
+
+
+def piece_symbols(puzzle: PolycubePuzzle) -> list[str]:
+    """One distinct character per piece (not per copy): its name when that is one character,
+    else its initial when no other piece has it, else the next free one of `SYMBOL_POOL`.
+    Letters are upper case, so copies can alternate case."""
+    symbols: list[str | None] = [None] * len(puzzle.pieces)
+    taken: set[str] = set()
+    initials = [(piece.name[:1] or "?").upper() for piece in puzzle.pieces]
+    for k, piece in enumerate(puzzle.pieces):
+        ch = initials[k]
+        if len(piece.name) == 1 and ch not in taken and ch.strip() and ch != ".":
+            symbols[k] = ch
+            taken.add(ch)
+    for k in range(len(puzzle.pieces)):
+        ch = initials[k]
+        if symbols[k] is None and initials.count(ch) == 1 and ch not in taken and ch.isalnum():
+            symbols[k] = ch
+            taken.add(ch)
+    pool = (ch for ch in SYMBOL_POOL if ch not in taken)
+    return [s if s is not None else next(pool, "#") for s in symbols]
+
+
+def symbol_legend(puzzle: PolycubePuzzle) -> str | None:
+    """"A = p1, B = p2, ..." when some symbol is not simply the piece's name."""
+    symbols = piece_symbols(puzzle)
+    pairs = [(s, piece.name) for s, piece in zip(symbols, puzzle.pieces, strict=True)]
+    if all(s == name.upper() for s, name in pairs):
+        return None
+    return ", ".join(f"{s} = {name}" for s, name in pairs)
+
+
 def piece_letters(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> list[str]:
-    """One letter per placed piece: the piece's initial, alternating case between copies."""
+    """One symbol per placed piece (`piece_symbols`), alternating case between copies."""
+    symbols = piece_symbols(puzzle)
     letters, seen = [], {}
     for placed in solution.pieces:
-        name = puzzle.pieces[placed.piece].name
         k = seen.get(placed.piece, 0)
         seen[placed.piece] = k + 1
-        ch = (name[:1] or "?").upper()
+        ch = symbols[placed.piece]
         letters.append(ch if k % 2 == 0 else ch.lower())
     return letters
 
@@ -201,6 +234,9 @@ def _print_solution(puzzle, solution, number, args) -> None:
         parts.append(f"{letter}[{cells}]")
     print(f"solution {number}: " + "  ".join(parts))
     if args.show:
+        legend = symbol_legend(puzzle)
+        if legend and number == 1:
+            print(f"  legend: {legend}")
         for line in layer_diagram(puzzle, solution):
             print("  " + line)
     if args.plan:

@@ -3,6 +3,7 @@ way every command turns Ctrl-C into a partial result."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
@@ -12,13 +13,14 @@ from tessera.solvers.search_control import Cancellable, Cancelled
 
 class ProgressBar:
     """Call `update(fraction, text)` as often as you like; it redraws at most 10 times a second
-    and only once a second has passed, and only when stderr is a terminal (or `force`)."""
+    and only once a second has passed, and only when stderr is a terminal, or `force`, or
+    TESSERA_PROGRESS=1 in the environment (for logs, and for tests that wait on it)."""
 
     def __init__(self, label: str, *, delay: float = 1.0, force: bool = False) -> None:
         self.label = label
         self.start = time.monotonic()
         self.delay = delay
-        self.enabled = force or sys.stderr.isatty()
+        self.enabled = force or os.environ.get("TESSERA_PROGRESS") == "1" or sys.stderr.isatty()
         self._last = 0.0
         self._drawn = False
 

@@ -5,27 +5,25 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from tessera.cli.main import main
 from tessera.models.dice import is_solution, load_dice
+from tests._paths import ground_truth
 
-ROOT = Path(__file__).resolve().parents[1]
-CONFORMANCE = ROOT.parent / "shared" / "conformance"
-EXPECTED = tomllib.loads((CONFORMANCE / "expected.toml").read_text())
 TESSERA = Path(sys.executable).with_name("tessera")
 
 
-@pytest.mark.parametrize("case", ["instant-insanity", "five-dice"])
+DICE = ground_truth("dice/")
+
+
+@pytest.mark.parametrize("path, expected", [c[1:] for c in DICE], ids=[c[0] for c in DICE])
 @pytest.mark.parametrize("method", ["graph", "search"])
-def test_solve_json_reports_the_conformance_counts(capsys, case, method):
-    path = CONFORMANCE / "dice" / f"{case}.toml"
+def test_solve_json_reports_the_published_counts(capsys, path, expected, method):
     assert main(["dice", "solve", str(path), "--json", "--method", method]) == 0
     out = json.loads(capsys.readouterr().out)
-    expected = EXPECTED[f"dice/{case}.toml"]
     assert (out["raw"], out["distinct"]) == (expected["raw"], expected["distinct"])
     assert len(out["solutions"]) == len(out["orientations"]) == expected["distinct"]
     puzzle = load_dice(path)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import random
 import threading
-import tomllib
-from pathlib import Path
 
 import pytest
 
@@ -21,33 +19,35 @@ from tessera.solvers.dice import (
 from tessera.solvers.dice_generate import generate, planted
 from tessera.solvers.dice_graph import count_raw, factor_pairs
 from tessera.solvers.trace import EventKind, stack_at
+from tests._paths import CONFORMANCE, HAVE_CONFORMANCE, case_file, ground_truth, needs_conformance
 
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
-EXPECTED = tomllib.loads((CONFORMANCE / "expected.toml").read_text())
-DICE_CASES = sorted(k for k in EXPECTED if k.startswith("dice/"))
-
-
-def test_the_conformance_cases_are_there():
-    assert DICE_CASES == ["dice/five-dice.toml", "dice/instant-insanity.toml"]
+DICE = ground_truth("dice/")
+DICE_IDS = [c[0] for c in DICE]
 
 
-@pytest.mark.parametrize("case", DICE_CASES)
+def test_the_published_cases_are_there():
+    assert {"own:dice/five-dice.toml", "own:dice/instant-insanity.toml"} <= set(DICE_IDS)
+    if HAVE_CONFORMANCE:
+        assert "shared:dice/five-dice.toml" in DICE_IDS
+
+
+@pytest.mark.parametrize("path, want", [c[1:] for c in DICE], ids=DICE_IDS)
 @pytest.mark.parametrize("method", ["search", "graph"])
-def test_counts_match_the_conformance_file(case, method):
-    puzzle = load_dice(CONFORMANCE / case)
-    result = solve(puzzle, method)
-    assert result.raw == EXPECTED[case]["raw"]
-    assert len(result.distinct) == EXPECTED[case]["distinct"]
+def test_counts_match_the_published_ones(path, want, method):
+    result = solve(load_dice(path), method)
+    assert result.raw == want["raw"]
+    assert len(result.distinct) == want["distinct"]
 
 
-@pytest.mark.parametrize("case", DICE_CASES)
-def test_every_raw_solution_really_solves_and_count_raw_agrees(case):
-    puzzle = load_dice(CONFORMANCE / case)
+@pytest.mark.parametrize("path, want", [c[1:] for c in DICE], ids=DICE_IDS)
+def test_every_raw_solution_really_solves_and_count_raw_agrees(path, want):
+    puzzle = load_dice(path)
     raw = list(solutions(puzzle, "graph"))
-    assert len(raw) == len(set(raw)) == count_raw(puzzle) == EXPECTED[case]["raw"]
+    assert len(raw) == len(set(raw)) == count_raw(puzzle) == want["raw"]
     assert all(is_solution(puzzle.dice, s) for s in raw)
 
 
+@needs_conformance
 def test_builtin_classic_sets_are_the_conformance_dice():
     from tessera.models.assets import builtin_puzzles
 
@@ -97,7 +97,7 @@ def test_search_and_graph_agree_on_200_random_sets():
 
 
 def test_search_trace_replays_to_each_solution():
-    puzzle = load_dice(CONFORMANCE / "dice" / "five-dice.toml")
+    puzzle = load_dice(case_file("dice/five-dice.toml"))
     search = DiceSearch(puzzle, trace=True)
     found = list(search.solutions())
     events = search.events
@@ -149,7 +149,7 @@ def test_cancel_from_another_thread_stops_a_long_search():
 
 
 def test_graph_method_finds_the_pairs_of_subgraphs_of_the_classic_set():
-    puzzle = load_dice(CONFORMANCE / "dice" / "instant-insanity.toml")
+    puzzle = load_dice(case_file("dice/instant-insanity.toml"))
     pairs = list(factor_pairs(puzzle))
     assert len(pairs) == 2 and pairs[0] == pairs[1][::-1]
     h1, h2 = pairs[0]

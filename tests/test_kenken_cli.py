@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -14,10 +13,9 @@ from tessera.cli.main import main
 from tessera.models.keen_id import encode_keen_id
 from tessera.models.kenken import load_kenken
 from tessera.solvers.kenken import count_solutions
+from tests._paths import case, needs_conformance
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
-NYT = CONFORMANCE / "kenken" / "nyt-4x4.kenken"
 EXAMPLE = "5de:a__a_3a_5a_a_a_3b_bac_,a5m15a7a10s2s2d2s3m40m2s2"
 ROWS_4X4 = "a a a a\nb b b b\nc c c c\nd d d d\na: 10+\nb: 10+\nc: 10+\nd: 10+\n"
 
@@ -28,8 +26,9 @@ def run(capsys, *argv):
     return code, out, err
 
 
+@needs_conformance
 def test_solve_conformance_file(capsys):
-    truth = tomllib.loads((CONFORMANCE / "expected.toml").read_text())["kenken/nyt-4x4.kenken"]
+    NYT, truth = case("kenken/nyt-4x4.kenken")
     code, out, _ = run(capsys, "kenken", "solve", str(NYT))
     assert code == 0
     lines = out.splitlines()
@@ -39,11 +38,16 @@ def test_solve_conformance_file(capsys):
 
 
 def test_solve_json(capsys):
-    code, out, _ = run(capsys, "kenken", "solve", str(NYT), "--json")
+    path, truth = case("kenken/keen-5x5.kenken")
+    code, out, _ = run(capsys, "kenken", "solve", str(path), "--json")
     assert code == 0
     data = json.loads(out)
-    assert data["solutions"] == 1
-    assert data["solution"] == [[3, 2, 1, 4], [1, 3, 4, 2], [4, 1, 2, 3], [2, 4, 3, 1]]
+    assert data["solutions"] == truth["solutions"] == 1
+    puzzle = load_kenken(path)
+    assert count_solutions(puzzle) == 1
+    grid = data["solution"]
+    assert all(sorted(row) == list(range(1, 6)) for row in grid)
+    assert all(sorted(col) == list(range(1, 6)) for col in zip(*grid, strict=True))
 
 
 def test_solve_json_counts_up_to_two_unless_count(capsys, tmp_path):

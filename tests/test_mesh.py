@@ -13,9 +13,9 @@ import pytest
 
 from tessera.models.mesh import piece_surface, read_stl, volume, vtk_faces, weld, write_stl
 from tessera.models.polycube import load_polycube
-from tests._paths import CONFORMANCE
+from tests._paths import case_file
 
-SOMA = CONFORMANCE / "polycube" / "soma.toml"
+SOMA = case_file("polycube/soma.toml")
 
 SHAPES = {
     "cube": [(0, 0, 0)],

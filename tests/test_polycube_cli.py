@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import select
 import signal
 import subprocess
 import sys
 import time
 
 import numpy as np
+import pytest
 
 from tessera.cli.main import main
 from tessera.cli.polycube import load_any_polycube
 from tessera.cli.progress import ProgressBar
 from tessera.solvers.polycube import PackingProblem
 from tessera.solvers.polycube_plan import DIRECTIONS, assembly_plan
-from tests._paths import CONFORMANCE, ROOT
+from tests._paths import ROOT, case_file, needs_conformance, run_cli
 
 
 def slides_in_freely(cells: np.ndarray, placed: set, direction: str, lo, hi) -> bool:
@@ -51,8 +54,9 @@ def test_every_soma_plan_is_a_real_assembly_order():
             break
 
 
+@needs_conformance
 def test_a_burr_without_a_single_piece_order_says_so():
-    puzzle = load_any_polycube(str(CONFORMANCE / "burrtools/PelikanBurr.xmpuzzle"))
+    puzzle = load_any_polycube(str(case_file("burrtools/PelikanBurr.xmpuzzle")))
     problem = PackingProblem(puzzle)
     plans = [assembly_plan(puzzle, problem.solution(r)) for r in problem.search().solutions()]
     assert plans and not all(p.complete for p in plans)
@@ -77,32 +81,63 @@ def test_trace_shows_placements_and_backtracks(capsys):
     assert sum("place" in line for line in lines) - sum("remove" in line for line in lines) == 7
 
 
-def test_ctrl_c_prints_the_count_so_far_marked_partial():
+def wait_for_progress_bar(proc: subprocess.Popen, deadline: float = 60.0) -> str:
+    """Read stderr until the progress bar is drawn: the search is running (not importing)."""
+    seen = b""
+    end = time.monotonic() + deadline
+    fd = proc.stderr.fileno()
+    while b"[" not in seen:
+        assert time.monotonic() < end, f"no progress bar within {deadline} s: {seen!r}"
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            chunk = os.read(fd, 4096)
+            assert chunk, f"the command ended before searching: {seen!r}"
+            seen += chunk
+    return seen.decode()
+
+
+@pytest.mark.parametrize("extra", [[], ["--limit", "100000000"]], ids=["count", "count-with-limit"])
+def test_ctrl_c_prints_the_count_so_far_marked_partial(extra):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tessera.cli.main", "solve", "bedlam", "--count", "--json"],
+        [sys.executable, "-m", "tessera", "solve", "bedlam", "--count", "--json", *extra],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
+        env=os.environ | {"TESSERA_PROGRESS": "1"},
     )
-    time.sleep(4)  # past start-up, well before the end
+    head = wait_for_progress_bar(proc)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
+    err = head + err.decode()
     assert proc.returncode == 130, err
     doc = json.loads(out)
     assert doc["partial"] is True
-    assert 0 <= doc["up_to_rotation"] < 19186
+    assert 0 <= doc["fixed"] < 460464
     assert "Traceback" not in err
 
 
 def test_progress_bar_waits_a_second_then_draws(monkeypatch):
     buffer = io.StringIO()
     monkeypatch.setattr(sys, "stderr", buffer)
+    clock = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
     bar = ProgressBar("counting", delay=0.2, force=True)
     bar.update(0.1)
     assert buffer.getvalue() == ""  # quick work shows nothing
-    time.sleep(0.25)
+    clock[0] += 0.25
     bar.update(0.5, "12 found")
     assert "50.0%" in buffer.getvalue() and "12 found" in buffer.getvalue()
     bar.close()
     assert buffer.getvalue().endswith("\r\x1b[K")
+
+
+def test_show_gives_every_piece_its_own_symbol_with_a_legend(capsys):
+    code, out, _ = run_cli(["solve", "six-piece-cube", "--show", "--limit", "1"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    legend = next(line for line in lines if line.strip().startswith("legend:"))
+    pairs = dict(item.split(" = ") for item in legend.split(":", 1)[1].strip().split(", "))
+    assert sorted(pairs.values()) == [f"p{k}" for k in range(1, 7)]
+    diagram = "".join(lines[lines.index(legend) + 1 :])
+    drawn = {ch for ch in diagram if ch.isalnum()}
+    assert drawn == set(pairs)  # six symbols, each drawn: no two pieces share one

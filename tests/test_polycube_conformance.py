@@ -1,30 +1,34 @@
-"""Every polycube count in ../shared/conformance/expected.toml, found by our engine."""
+"""Every published polycube count, found by our engine: the project's own fixtures always,
+and every case of ../shared/conformance/expected.toml when that folder is beside the clone."""
 
 from __future__ import annotations
 
 import pytest
 
-from tessera.cli.polycube import load_any_polycube
 from tessera.solvers.polycube_symmetry import ClassSearch
-from tests._paths import CONFORMANCE, expected
+from tessera.solvers.registry import load_puzzle
+from tests._paths import HAVE_CONFORMANCE, case, ground_truth
 
-CASES = {
-    key: value
-    for key, value in expected().items()
-    if key.startswith(("polycube/", "burrtools/")) and key != "polycube/bedlam.toml"
-}
+CASES = [
+    (name, path, truth)
+    for prefix in ("polycube/", "burrtools/")
+    for name, path, truth in ground_truth(prefix)
+    if not name.endswith("bedlam.toml")
+]
 
 
 def test_every_polycube_case_is_covered():
-    assert "polycube/soma.toml" in CASES and "burrtools/PelikanBurr.xmpuzzle" in CASES
-    assert len(CASES) >= 6
+    names = {name for name, *_ in CASES}
+    assert {"own:polycube/soma.toml", "own:polycube/pentominoes-6x10.toml"} <= names
+    if HAVE_CONFORMANCE:
+        assert "shared:burrtools/PelikanBurr.xmpuzzle" in names
+        assert len(names) >= 11
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_counts_match_published(case):
-    puzzle = load_any_polycube(str(CONFORMANCE / case))
+@pytest.mark.parametrize("path, want", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_counts_match_published(path, want):
+    puzzle = load_puzzle(path, "polycube")
     counts = ClassSearch(puzzle).tally()
-    want = CASES[case]
     assert counts.fixed == want["fixed"]
     assert counts.up_to_rotation == want["up_to_rotation"]
     if "up_to_symmetry" in want:
@@ -35,18 +39,18 @@ def test_counts_match_published(case):
 @pytest.mark.slow
 def test_bedlam_distinct_count():
     """Bedlam's 19186 is counted with one piece held still: exactly our rotation classes."""
-    want = expected()["polycube/bedlam.toml"]
-    puzzle = load_any_polycube(str(CONFORMANCE / "polycube/bedlam.toml"))
+    path, want = case("polycube/bedlam.toml")
+    puzzle = load_puzzle(path, "polycube")
     counts = ClassSearch(puzzle, mirrors=False).tally()
     assert counts.up_to_rotation == want["up_to_rotation"]
     assert counts.fixed == want["fixed"]
 
 
 def test_representatives_are_one_per_class_and_valid():
-    puzzle = load_any_polycube(str(CONFORMANCE / "polycube/soma.toml"))
-    job = ClassSearch(puzzle)
+    path, want = case("polycube/soma.toml")
+    job = ClassSearch(load_puzzle(path, "polycube"))
     reps = list(job.representatives())
-    assert len(reps) == expected()["polycube/soma.toml"]["up_to_symmetry"]
+    assert len(reps) == want["up_to_symmetry"]
     canon = {job.group.canonical(s) for s in reps}
     assert len(canon) == len(reps)
     for solution in reps[:20]:
