@@ -58,7 +58,11 @@ def _usable(folder: Path, private: bool = False) -> bool:
         return False
     if private and (info.st_uid != os.getuid() or info.st_mode & 0o022):
         return False
-    return os.access(folder, os.W_OK | os.X_OK)
+    try:  # what numba itself tries; os.access can be wrong (ACLs, capabilities, setuid)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
 
 
 def _user_cache(environ: dict[str, str]) -> Path | None:
