@@ -4,6 +4,10 @@ PyVista as closed solids of the right size, and one-line errors for bad input.""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -126,3 +130,50 @@ def test_assembly_of_an_unsolvable_puzzle_exits_1(tessera, tmp_path, capsys):
     # the pieces alone can still be printed
     assert tessera(["stl", str(puzzle), "--out", str(tmp_path / "o")]) == 0
     assert read(tmp_path / "o" / "L.stl").volume == pytest.approx(3 * 20**3)
+
+
+def test_a_new_export_replaces_the_old_folder_whole(tessera, tmp_path, capsys):
+    out = tmp_path / "a" / "b" / "pieces"  # missing parents are made
+    assert tessera(["stl", "soma", "--out", str(out)]) == 0
+    assert tessera(["stl", "pentominoes-3x20", "--out", str(out)]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(f"{n}.stl" for n in "FILNPTUVWXYZ")  # no soma A.stl or B.stl left
+    for name in names:
+        read(out / name)
+    assert sorted(p.name for p in out.parent.iterdir()) == ["pieces"]  # no temporary left
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 7 + 12
+
+
+def test_a_folder_with_other_files_is_never_replaced(tessera, tmp_path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    (out / "old.stl").write_text("")
+    assert tessera(["stl", "soma", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"tessera: error: {out}: holds files that are not STL (notes.txt); "
+        "choose a new or empty folder\n"
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "old.stl"]
+
+
+def test_a_read_only_parent_is_one_line(tmp_path):
+    parent = tmp_path / "ro"
+    parent.mkdir()
+    parent.chmod(0o555)
+    prefix = []
+    if os.geteuid() == 0:  # root ignores permissions unless it gives up the capability
+        if shutil.which("setpriv") is None:
+            pytest.skip("as root this needs setpriv")
+        caps = "-dac_override,-dac_read_search"
+        prefix = ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"]
+    out = parent / "pieces"
+    result = subprocess.run(
+        [*prefix, sys.executable, "-m", "tessera", "stl", "soma", "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    parent.chmod(0o755)
+    assert result.returncode == 2
+    assert result.stderr == f"tessera: error: {out}: cannot write: Permission denied\n"
+    assert not list(parent.iterdir())

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+
 import imageio.v2 as iio2
 import imageio.v3 as iio
 import numpy as np
@@ -132,7 +137,7 @@ def test_animate_mp4_search_trace_at_an_encoder_size(tmp_path, capsys):
     [
         (["render", "no-such-puzzle", "--out", "x.png"], "no built-in puzzle named"),
         (["render", "soma", "--step", "99", "--out", "x.png"], "step must lie between 0 and 7"),
-        (["render", "soma", "--out", "x.jpg"], "the output must end in .png"),
+        (["render", "soma", "--out", "x.jpg"], "x.jpg: unknown extension '.jpg'; the output must"),
         (["animate", "soma", "--out", "x.avi"], "the output must end in .gif or .mp4"),
     ],
 )
@@ -150,3 +155,106 @@ def test_bad_size_is_a_usage_error(capsys):
         main(["render", "soma", "--size", "12", "--out", "x.png"])
     assert exit_info.value.code == 2
     assert "size must look like 800x600" in capsys.readouterr().err
+
+
+def _blocked(tmp_path, how: str):
+    """An output path that cannot be written, and the reason the error names."""
+    if how == "parent is a file":
+        (tmp_path / "file").write_text("")
+        return tmp_path / "file" / "x.png", "Not a directory"
+    if how == "is a directory":
+        (tmp_path / "x.png").mkdir()
+        return tmp_path / "x.png", "Is a directory"
+    return tmp_path / "missing" / "x.png", "No such file or directory"
+
+
+@pytest.mark.parametrize("command", ["render", "animate"])
+@pytest.mark.parametrize("how", ["parent is a file", "is a directory", "parent is missing"])
+def test_an_unwritable_output_is_one_line_before_any_rendering(
+    tmp_path, capsys, monkeypatch, command, how
+):
+    out, reason = _blocked(tmp_path, how)
+    if command == "animate":
+        out = out.with_suffix(".gif")
+        if how == "is a directory":
+            out.mkdir()
+
+    def no_rendering(*args, **kwargs):
+        raise AssertionError("rendered before checking the output path")
+
+    monkeypatch.setattr(export, "render_image", no_rendering)
+    monkeypatch.setattr(export, "export_animation", no_rendering)
+    assert main([command, str(puzzle_file("soma")), "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"tessera: error: {out}: cannot write: {reason}\n"
+    assert captured.out == ""
+
+
+def _unprivileged() -> list[str]:
+    """A command prefix under which file permissions bind even for root."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("as root this needs setpriv")
+    caps = "-dac_override,-dac_read_search"
+    return ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"]
+
+
+@pytest.mark.parametrize("command", ["render", "animate"])
+def test_a_read_only_folder_is_one_line_and_exit_2(tmp_path, command):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    out = folder / ("x.png" if command == "render" else "x.mp4")
+    result = subprocess.run(
+        [*_unprivileged(), sys.executable, "-m", "tessera", command, "soma", "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    folder.chmod(0o755)
+    assert result.returncode == 2
+    assert result.stderr == f"tessera: error: {out}: cannot write: Permission denied\n"
+    assert not list(folder.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "reason"),
+    [
+        ("render", "picture", "has no extension; the output must end in .png"),
+        ("render", "picture.jpeg", "unknown extension '.jpeg'; the output must end in .png"),
+        ("animate", "movie", "has no extension; the output must end in .gif or .mp4"),
+        ("animate", "movie.webm", "unknown extension '.webm'; the output must end in .gif or .mp4"),
+    ],
+)
+def test_an_unknown_extension_is_refused_up_front(tmp_path, capsys, command, name, reason):
+    out = tmp_path / name
+    assert main([command, "no-such-puzzle", "--out", str(out)]) == 2  # before loading anything
+    assert capsys.readouterr().err == f"tessera: error: {out}: {reason}\n"
+    assert not list(tmp_path.iterdir())
+
+
+def test_headless_render_leaves_stderr_empty(tmp_path):
+    """No display at all: VTK goes straight to EGL, without the "bad X server" warning."""
+    out = tmp_path / "x.png"
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "VTK_DEFAULT_OPENGL_WINDOW")}
+    result = subprocess.run(
+        [sys.executable, "-m", "tessera", "render", "soma", "--size", "160x120", "--out", str(out)],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert result.stdout == f"{out}: 160x120, step 7 of 7\n"
+    image = iio.imread(out)
+    assert len(np.unique(image.reshape(-1, 3), axis=0)) > 50  # a real picture: many colours
+    pieces = [c for c in load("soma").puzzle.colors() if colour_mask(image, c).sum() > 20]
+    assert len(pieces) >= 5, pieces
+
+
+def test_cancelling_an_animation_keeps_the_previous_file(tmp_path, soma):
+    _, scene = soma
+    out = tmp_path / "soma.gif"
+    out.write_bytes(b"previous")
+    steps = export.animation_steps(scene, "solution", 1)
+    frames = export.export_animation(scene, out, steps, size=(48, 36), on_frame=lambda i, n: i == 3)
+    assert frames == 3
+    assert out.read_bytes() == b"previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["soma.gif"]
