@@ -1,0 +1,230 @@
+"""`tessera solve PUZZLE --disassemble`: keep only the assemblies that really come apart, each
+with its BurrTools level and moves.
+
+Plugged into `tessera solve` by `cli.polycube` (which owns the command): `add_arguments(solve)`
+adds the options, and when `args.disassemble` is set `run(args, puzzle, assemblies, job=...)`
+prints everything and returns the exit code. The assemblies are what `tessera solve` lists
+anyway (one per class, `--distinct symmetry` by default, which is BurrTools' way of counting:
+rotated and mirrored duplicates dropped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tessera.cli.progress import ProgressBar
+from tessera.models.errors import NoSolution, PuzzleError
+from tessera.models.polycube import PolycubePuzzle
+from tessera.solvers.disassemble import (
+    DEFAULT_NODE_LIMIT,
+    Disassembly,
+    disassemble,
+    xmpuzzle_groups,
+)
+from tessera.solvers.movement import DIRECTION_NAMES, DIRECTIONS
+from tessera.solvers.polycube import PolycubeSolution
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `tessera solve` that belong to disassembly."""
+    parser.add_argument(
+        "--disassemble",
+        action="store_true",
+        help="list only assemblies that come apart, with BurrTools' level and the moves",
+    )
+    parser.add_argument(
+        "--sort",
+        choices=("level", "moves"),
+        help="with --disassemble: hardest first, by level (98.2.4.2 before 12.3) or by the "
+        "total number of moves",
+    )
+    parser.add_argument(
+        "--node-limit",
+        type=int,
+        default=DEFAULT_NODE_LIMIT,
+        metavar="N",
+        help=f"with --disassemble: states per separation search (default {DEFAULT_NODE_LIMIT})",
+    )
+
+
+@dataclass(frozen=True)
+class Analysed:
+    assembly: PolycubeSolution
+    result: Disassembly
+
+
+def piece_groups(puzzle: PolycubePuzzle, problem: int = 1) -> list[int]:
+    """Group number per piece type: from the pieces when the model keeps it (`Piece.group`),
+    else read from the BurrTools file the puzzle came from, else none (all 0)."""
+    if all(hasattr(p, "group") for p in puzzle.pieces):
+        return [int(p.group or 0) for p in puzzle.pieces]
+    source = getattr(puzzle, "source", None) or ""
+    if str(source).lower().endswith(".xmpuzzle"):
+        try:
+            groups = xmpuzzle_groups(source, problem)
+        except Exception:  # the loader already accepted the file; groups are a bonus
+            groups = []
+        if len(groups) == len(puzzle.pieces):
+            return groups
+    return [0] * len(puzzle.pieces)
+
+
+def analyse(
+    puzzle: PolycubePuzzle,
+    assemblies: Iterable[PolycubeSolution],
+    groups: Sequence[int],
+    node_limit: int = DEFAULT_NODE_LIMIT,
+    job=None,
+    bar: ProgressBar | None = None,
+    limit: int | None = None,
+) -> tuple[int, list[Analysed], int, bool]:
+    """Disassemble every assembly: (assemblies seen, solutions, gave up, interrupted)."""
+    seen = 0
+    gave_up = 0
+    found: list[Analysed] = []
+    for assembly in assemblies:
+        if job is not None and job.cancelled:
+            break
+        seen += 1
+        cells = [p.cells for p in assembly.pieces]
+        result = disassemble(cells, [groups[p.piece] for p in assembly.pieces], node_limit)
+        gave_up += result.gave_up
+        if result.complete:
+            found.append(Analysed(assembly, result))
+        if bar is not None:
+            bar.update(0.0, f"{seen} assemblies, {len(found)} come apart")
+        if limit is not None and len(found) >= limit:
+            break
+    interrupted = bool(job is not None and job.cancelled)
+    return seen, found, gave_up, interrupted
+
+
+def sort_solutions(found: list[Analysed], key: str | None) -> list[Analysed]:
+    if key == "level":
+        return sorted(found, key=lambda a: a.result.level_key(), reverse=True)
+    if key == "moves":
+        return sorted(
+            found, key=lambda a: (a.result.move_count, a.result.level_key()), reverse=True
+        )
+    return list(found)
+
+
+def move_text(move, letters: Sequence[str]) -> str:
+    """E.g. "AB +x2", "C -z out"."""
+    who = "".join(letters[i] for i in move.pieces)
+    length = max(abs(v) for v in move.by)
+    unit = tuple(v // length for v in move.by)
+    name = DIRECTION_NAMES[DIRECTIONS.index(unit)]
+    return f"{who} {name}{' out' if move.removes else length}"
+
+
+def solution_json(puzzle: PolycubePuzzle, analysed: Analysed) -> dict:
+    pieces = [
+        {"piece": puzzle.pieces[p.piece].name, "cells": p.cells.tolist()}
+        for p in analysed.assembly.pieces
+    ]
+    return {"pieces": pieces, "disassembly": analysed.result.as_dict()}
+
+
+def run(
+    args: argparse.Namespace,
+    puzzle: PolycubePuzzle,
+    assemblies: Iterable[PolycubeSolution],
+    job=None,
+    groups: Sequence[int] | None = None,
+    start: float | None = None,
+) -> int:
+    """Print the solutions that come apart (or, with `--count`, how many and their levels).
+
+    `job` is the search behind `assemblies` (its `.cancelled` turns Ctrl-C into a partial
+    result, exit 130); `start` the time the solve began, for `seconds`.
+    """
+    from tessera.cli.polycube import layer_diagram, piece_letters
+
+    start = time.perf_counter() if start is None else start
+    limit = getattr(args, "limit", None)
+    node_limit = getattr(args, "node_limit", DEFAULT_NODE_LIMIT)
+    if node_limit is None or node_limit < 1:
+        raise PuzzleError("--node-limit must be at least 1")
+    if groups is None:
+        groups = piece_groups(puzzle, getattr(args, "problem", 1))
+    bar = ProgressBar("disassembling")
+    seen, found, gave_up, interrupted = analyse(
+        puzzle, assemblies, groups, node_limit, job, bar, None if args.count else limit
+    )
+    bar.close()
+    found = sort_solutions(found, getattr(args, "sort", None))
+    seconds = round(time.perf_counter() - start, 3)
+    if gave_up:
+        print(
+            f"tessera: warning: gave up on {gave_up} assemblies after {node_limit} states "
+            "(raise --node-limit); they are not counted as solutions",
+            file=sys.stderr,
+        )
+    if args.count:
+        doc: dict = {
+            "assemblies": seen,
+            "solutions": len(found),
+            "levels": [a.result.level for a in found],
+            "seconds": seconds,
+        }
+        if gave_up:
+            doc["gave_up"] = gave_up
+        if interrupted:
+            doc["partial"] = True
+        if args.json:
+            print(json.dumps(doc))
+        else:
+            mark = " (partial: interrupted)" if interrupted else ""
+            print(f"assemblies: {seen}{mark}")
+            print(f"solutions: {len(found)}{mark}")
+            if found:
+                print(f"levels: {' '.join(doc['levels'])}")
+            print(f"seconds: {seconds}")
+        if interrupted:
+            return 130
+        return 0 if found else 1
+    if args.json:
+        doc = {
+            "puzzle": puzzle.name,
+            "assemblies": seen,
+            "solutions": [solution_json(puzzle, a) for a in found],
+        }
+        if gave_up:
+            doc["gave_up"] = gave_up
+        if interrupted:
+            doc["partial"] = True
+        print(json.dumps(doc))
+    else:
+        for number, analysed in enumerate(found, 1):
+            letters = piece_letters(puzzle, analysed.assembly)
+            result = analysed.result
+            parts = []
+            for letter, placed in zip(letters, analysed.assembly.pieces, strict=True):
+                cells = " ".join(f"{x},{y},{z}" for x, y, z in placed.cells.tolist())
+                parts.append(f"{letter}[{cells}]")
+            print(f"solution {number}: level {result.level}, {result.move_count} moves")
+            print("  " + "  ".join(parts))
+            if getattr(args, "show", False):
+                for line in layer_diagram(puzzle, analysed.assembly):
+                    print("  " + line)
+                print("  moves: " + ", ".join(move_text(m, letters) for m in result.moves))
+                if result.left_together:
+                    together = ", ".join(
+                        "".join(letters[i] for i in g) for g in result.left_together
+                    )
+                    print(f"  left together: {together}")
+                print()
+        print(f"{seen} assemblies, {len(found)} come apart")
+        if interrupted:
+            print(f"interrupted after {seen} assemblies (partial)", file=sys.stderr)
+    if interrupted:
+        return 130
+    if not found:
+        raise NoSolution(f"none of the {seen} assemblies comes apart")
+    return 0
