@@ -35,7 +35,6 @@ from tessera.solvers.movement import (
     DIRECTIONS,
     FREE,
     closures,
-    distances,
     group_slide,
     movable_groups,
     pack_cells,
@@ -151,6 +150,96 @@ def _hash(row):
 
 
 @njit(cache=True, nogil=True)
+def _pair(cells, starts, i, j, rx, ry, rz, out):
+    """out[d]: how far piece i slides along d before touching piece j, j shifted by r
+    relative to i (FREE: never). Exact for the pair, ignoring every other piece."""
+    for d in range(6):
+        out[d] = FREE
+    for a in range(starts[i], starts[i + 1]):
+        ax = cells[a, 0]
+        ay = cells[a, 1]
+        az = cells[a, 2]
+        for b in range(starts[j], starts[j + 1]):
+            dx = cells[b, 0] + rx - ax
+            dy = cells[b, 1] + ry - ay
+            dz = cells[b, 2] + rz - az
+            if dy == 0 and dz == 0:
+                k, v = (0, dx - 1) if dx > 0 else (1, -dx - 1)
+            elif dx == 0 and dz == 0:
+                k, v = (2, dy - 1) if dy > 0 else (3, -dy - 1)
+            elif dx == 0 and dy == 0:
+                k, v = (4, dz - 1) if dz > 0 else (5, -dz - 1)
+            else:
+                continue
+            if v < out[k]:
+                out[k] = v
+
+
+@njit(cache=True, nogil=True)
+def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair):
+    """`movement.distances` for the search: pair by pair, each pair's six distances cached
+    by the pair's relative offset (rigid pieces: nothing else changes them). A state then
+    costs n(n-1)/2 hash lookups instead of sweeping a grid. Returns the (maybe grown) cache
+    and its fill count."""
+    n = starts.shape[0] - 1
+    for i in range(n):
+        for d in range(6):
+            dist[d, i, i] = FREE
+    for i in range(n):
+        for j in range(i + 1, n):
+            rx = offsets[j, 0] - offsets[i, 0]
+            ry = offsets[j, 1] - offsets[i, 1]
+            rz = offsets[j, 2] - offsets[i, 2]
+            if abs(rx) >= 1000 or abs(ry) >= 1000 or abs(rz) >= 1000:
+                _pair(cells, starts, i, j, rx, ry, rz, pair)
+                for d in range(6):
+                    dist[d, i, j] = pair[d]
+                    dist[d ^ 1, j, i] = pair[d]
+                continue
+            key = (
+                ((np.int64(i) * 64 + j) << 33)
+                | (np.int64(rx + 1024) << 22)
+                | (np.int64(ry + 1024) << 11)
+                | np.int64(rz + 1024)
+            )
+            size = ckeys.shape[0]
+            slot = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+            slot = slot & np.uint64(size - 1)
+            while ckeys[slot] != -1 and ckeys[slot] != key:
+                slot = (slot + np.uint64(1)) & np.uint64(size - 1)
+            if ckeys[slot] == -1:
+                _pair(cells, starts, i, j, rx, ry, rz, pair)
+                ckeys[slot] = key
+                for d in range(6):
+                    cvals[slot, d] = pair[d]
+                ccount += 1
+                if ccount * 2 > size:  # rehash into a table four times the size
+                    keys2 = np.full(size * 4, -1, np.int64)
+                    vals2 = np.empty((size * 4, 6), np.int32)
+                    for t in range(size):
+                        if ckeys[t] == -1:
+                            continue
+                        s2 = (np.uint64(ckeys[t]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+                        s2 = s2 & np.uint64(size * 4 - 1)
+                        while keys2[s2] != -1:
+                            s2 = (s2 + np.uint64(1)) & np.uint64(size * 4 - 1)
+                        keys2[s2] = ckeys[t]
+                        for d in range(6):
+                            vals2[s2, d] = cvals[t, d]
+                    ckeys = keys2
+                    cvals = vals2
+                    for d in range(6):
+                        dist[d, i, j] = pair[d]
+                        dist[d ^ 1, j, i] = pair[d]
+                    continue
+            for d in range(6):
+                v = cvals[slot, d]
+                dist[d, i, j] = v
+                dist[d ^ 1, j, i] = v
+    return ckeys, cvals, ccount
+
+
+@njit(cache=True, nogil=True)
 def _search(cells, starts, init, node_limit):
     """Breadth-first search for the first separation.
 
@@ -183,15 +272,23 @@ def _search(cells, starts, init, node_limit):
     all_mask = np.empty(1536, np.int64)
     all_dir = np.empty(1536, np.int8)
     all_reach = np.empty(1536, np.int32)
+    all_size = np.empty(1536, np.int32)
     child = np.empty(width, np.int32)
     offsets = np.empty((n, 3), np.int32)
+    dist = np.empty((6, n, n), np.int32)
+    pair = np.empty(6, np.int32)
+    ckeys = np.full(1024, -1, np.int64)
+    cvals = np.empty((1024, 6), np.int32)
+    ccount = 0
     head = 0
     while head < count:
         s = head
         head += 1
         for a in range(width):
             offsets[a // 3, a % 3] = states[s, a]
-        dist = distances(cells, starts, offsets)
+        ckeys, cvals, ccount = _cached_distances(
+            cells, starts, offsets, dist, ckeys, cvals, ccount, pair
+        )
         # every movable group of every direction, with how far it goes
         total = 0
         for d in range(6):
@@ -211,6 +308,7 @@ def _search(cells, starts, init, node_limit):
                 r2 = np.empty(size, np.int32)
                 r2[:total] = all_reach[:total]
                 all_reach = r2
+                all_size = np.empty(size, np.int32)
             for g in range(k):
                 all_mask[total] = groups[g]
                 all_dir[total] = d
@@ -232,7 +330,17 @@ def _search(cells, starts, init, node_limit):
                 _FOUND, states[:count], parent[:count], mmask[:count], mdir[:count],
                 mdist[:count], count, s, all_mask[best], np.int64(all_dir[best]),
             )  # fmt: skip
+        # children of single pieces first, then of pairs, ...: the breadth-first tree then
+        # prefers moving few pieces, as BurrTools' disassemblies do
         for g in range(total):
+            size = 0
+            for j in range(n):
+                size += (all_mask[g] >> j) & 1
+            all_size[g] = size
+        for gi in range(total * n):
+            g = gi % total
+            if all_size[g] != gi // total + 1:
+                continue
             m = all_mask[g]
             d = np.int64(all_dir[g])
             reach = all_reach[g]

@@ -288,22 +288,12 @@ def test_burrtools_counts_and_first_separations(name: str) -> None:
 
 
 @needs_conformance
-@pytest.mark.parametrize("name", ["AlPackino.xmpuzzle", "CubeInCage.xmpuzzle"])
+@pytest.mark.parametrize("name", FILES)
 def test_burrtools_whole_level_strings(name: str) -> None:
-    # only the first number is fixed by the puzzle; these two have one shortest way apart
+    # only the first number is fixed by the puzzle (the README allows other equally short
+    # separations); these match because the search prefers moving few pieces, as BurrTools does
     expected, results = analysed(name)
     assert sorted(r.level for _, _, r in results if r.complete) == sorted(expected["level"])
-
-
-@needs_conformance
-def test_pelikan_level_shape() -> None:
-    # 98.2.4.2 in BurrTools: which of the equally short 98-move separations is found first
-    # decides the later numbers; the parts split the same way (two pieces out, then two more,
-    # then one, then one), so the string has the same four numbers, first two equal
-    expected, results = analysed("PelikanBurr.xmpuzzle")
-    (level,) = [r.level for _, _, r in results if r.complete]
-    ours, theirs = level.split("."), expected["level"][0].split(".")
-    assert len(ours) == len(theirs) and ours[:2] == theirs[:2]
 
 
 @needs_conformance
