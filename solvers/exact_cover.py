@@ -73,6 +73,7 @@ class ExactCoverSearch(Search):
         trace: bool = False,
         slice_nodes: int = 50_000,
         trace_buffer: int = 1 << 16,
+        max_bytes: int = 1 << 30,
     ) -> None:
         self.problem = problem
         self.tracing = trace
@@ -81,10 +82,39 @@ class ExactCoverSearch(Search):
         Search.__init__(self)
         opt_ptr, opt_items = problem.csr()
         mult = problem.mult_array()
+        # Sizing. Every chosen option covers at least `least` units of the primary items'
+        # multiplicities, so no path is deeper than units // least (+2 for the kernel's
+        # look-ahead). The kernel keeps one copy of the item sizes (and of the counts, with
+        # multiplicities) per depth: a dense depth × items block, refused before allocation
+        # when it cannot fit. The option stack starts at two options per row and grows on
+        # overflow: exactly-once levels (always above the multi-item ones on a path) never
+        # push an option twice, so only multi-item levels can overflow, and they resume safely.
+        n_primary = problem.n_primary
+        units = int(mult[:n_primary].sum())
+        n_rows = len(opt_ptr) - 1
+        if n_rows and n_primary:
+            row_of = np.repeat(np.arange(n_rows), np.diff(opt_ptr))
+            primary_per_row = np.bincount(row_of[opt_items < n_primary], minlength=n_rows)
+            useful = primary_per_row[primary_per_row > 0]
+            least = int(useful.min()) if len(useful) else 1
+        else:
+            least = 1
+        depth_cap = units // max(least, 1) + 2
+        n_items = max(problem.n_columns, 1)
+        has_multi = bool((mult[:n_primary] > 1).any())
+        per_level = n_items * (4 + (8 if has_multi else 0)) + 6 * 8
+        need = depth_cap * per_level + 2 * max(n_rows, 1) * 4 + len(opt_items) * 16
+        if need > max_bytes:
+            from tessera.models.errors import PuzzleError
+
+            raise PuzzleError(
+                f"too big to search: {problem.n_columns:,} items over up to {depth_cap:,} "
+                f"levels would need {need / (1 << 30):.1f} GiB of search state (the limit is "
+                f"{max_bytes / (1 << 30):.1f} GiB)"
+            )
         self._matrix = (opt_ptr.astype(np.uint32), opt_items.astype(np.uint32), problem.n_primary)
         self._sets = K.build(problem.n_columns, *self._matrix[:2], mult)
         self._mult = mult
-        depth_cap = int(mult[: problem.n_primary].sum()) + 2
         self._st = np.zeros(K.N_SLOTS, np.int64)
         self._st[K.S_ACTIVE] = problem.n_columns
         self._item = np.zeros(depth_cap, np.int64)
@@ -93,13 +123,11 @@ class ExactCoverSearch(Search):
         self._oend = np.zeros(depth_cap, np.int64)
         self._oidx = np.zeros(depth_cap, np.int64)
         self._chosen = np.zeros(depth_cap, np.int64)
-        n_items = max(problem.n_columns, 1)
         self._saved_size = np.zeros((depth_cap, n_items), np.uint32)
-        self._has_multi = bool((mult[: problem.n_primary] > 1).any())
+        self._has_multi = has_multi
         self._saved_count = np.zeros((depth_cap if self._has_multi else 1, n_items), np.int64)
         self._saved_active = np.zeros(depth_cap, np.int64)
-        extra = int((mult[: problem.n_primary] - 1).sum())
-        self._ostack = np.zeros(max(len(problem.rows), 1) * (2 + extra), np.uint32)
+        self._ostack = np.zeros(max(n_rows, 1) * 2, np.uint32)
         cap = trace_buffer if trace else 4
         self._ev = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64))
         self.done = False

@@ -2,16 +2,24 @@
 
 Columns: the required target cells and one column per piece type (primary; a type with k
 copies must be hit k times), then the optional cells (secondary). A row is one placement.
+
+Counting a figure up to symmetry builds one matrix per orbit of the anchor piece, and a batch
+counts hundreds of small figures, so the matrix is built in numpy from a per-puzzle table of
+placements (`placement_table`) rather than row by row in Python: the `Placement` objects the
+rest of Tessera uses are made only for the rows somebody looks at.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
+from tessera.models.errors import PuzzleError
 from tessera.models.polycube import Placement, PolycubePuzzle
 from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
 from tessera.solvers.search_control import Progress
@@ -35,6 +43,247 @@ class PolycubeSolution:
         return {tuple(c): k for k, p in enumerate(self.pieces) for c in p.cells.tolist()}
 
 
+# -- placements as arrays ---------------------------------------------------------------------
+
+
+class PlacementTable:
+    """Every placement of every piece of a puzzle as arrays, in the order of
+    `PolycubePuzzle.placements` (orientation, then offset x, y, z), so row i of piece t *is*
+    `puzzle.placements(t)[i]`.
+
+    `cells[t]` is an (n, size) array of sorted target-cell indices; `orientation[t]` and
+    `offset[t]` say how each one was made.
+    """
+
+    def __init__(self, puzzle: PolycubePuzzle) -> None:
+        target = puzzle.target
+        self.n_cells = len(target.cells)
+        self.cells: list[np.ndarray] = []
+        self.orientation: list[np.ndarray] = []
+        self.offset: list[np.ndarray] = []
+        self._objects: dict[int, list[Placement]] = {}
+        self._lock = threading.Lock()
+        if self.n_cells == 0:
+            for piece in puzzle.pieces:
+                self._add(np.zeros((0, piece.size), np.int64), np.zeros(0, np.int64), None)
+            return
+        lo, hi = target.bounds
+        shape = (hi - lo + 1).astype(np.int64)
+        # the grid padded by the largest piece, so every offset of every orientation can be
+        # looked up at once: cells outside the target read -1
+        pad = max((p.cells.max(initial=0) for p in puzzle.pieces), default=0) + 1
+        occupied = np.full(tuple((shape + pad).tolist()), -1, np.int64)
+        rel = target.cells - lo
+        occupied[rel[:, 0], rel[:, 1], rel[:, 2]] = np.arange(self.n_cells)
+        offsets = np.indices(tuple(shape.tolist())).reshape(3, -1).T  # x, then y, then z
+        strides = np.array([occupied.shape[1] * occupied.shape[2], occupied.shape[2], 1])
+        flat = occupied.ravel()
+        base = offsets @ strides  # where each offset starts in the flat padded grid
+        for piece in puzzle.pieces:
+            shapes = np.stack(piece.orientations)  # (orientations, size, 3)
+            n_orient, size = shapes.shape[:2]
+            steps = shapes @ strides  # (orientations, size): each cell's step from its offset
+            # orientation by orientation when the whole block would be large
+            chunk = max(1, (1 << 22) // max(len(base) * size, 1))
+            ids_parts, orient_parts, off_parts = [], [], []
+            for o0 in range(0, n_orient, chunk):
+                ids = flat[base[None, :, None] + steps[o0 : o0 + chunk, None, :]]
+                o_idx, k_idx = np.nonzero((ids >= 0).all(axis=2))  # orientation-major
+                ids_parts.append(ids[o_idx, k_idx])
+                orient_parts.append(o_idx + o0)
+                off_parts.append(offsets[k_idx] + lo)
+            # Distinct orientations never fill the same cells (the cells are the shape, up to
+            # translation), so unlike the model's loop nothing needs deduplicating here.
+            ids = np.sort(np.concatenate(ids_parts), axis=1)
+            orient = np.concatenate(orient_parts).astype(np.int64)
+            self._add(ids, orient, np.concatenate(off_parts))
+
+    def _add(self, ids: np.ndarray, orient: np.ndarray, offs: np.ndarray | None) -> None:
+        self.cells.append(np.ascontiguousarray(ids, np.int64))
+        self.orientation.append(orient)
+        self.offset.append(offs if offs is not None else np.zeros((len(ids), 3), np.int64))
+
+    def count(self, piece: int) -> int:
+        return len(self.cells[piece])
+
+    def placement(self, piece: int, i: int) -> Placement:
+        """Row i of piece `piece` as the model's `Placement`."""
+        return Placement(
+            piece,
+            int(self.orientation[piece][i]),
+            tuple(int(v) for v in self.offset[piece][i]),  # type: ignore[arg-type]
+            tuple(int(c) for c in self.cells[piece][i]),
+        )
+
+    def placements(self, piece: int) -> list[Placement]:
+        """Every row of a piece as `Placement`s (made once, on first use)."""
+        with self._lock:
+            found = self._objects.get(piece)
+            if found is None:
+                found = [self.placement(piece, i) for i in range(self.count(piece))]
+                self._objects[piece] = found
+            return found
+
+
+def row_keys(ids: np.ndarray) -> np.ndarray:
+    """One sortable, hashable key per row of an integer array (rows of cell indices), so
+    numpy's unique and searchsorted can match placements by the cells they fill."""
+    ids = np.ascontiguousarray(ids, dtype=">i4")  # big-endian: bytes sort like the numbers
+    width = ids.shape[-1] * 4 if ids.ndim else 4
+    return ids.view(f"V{max(width, 1)}").reshape(ids.shape[:-1]) if width else ids
+
+
+_tables: dict[int, tuple[weakref.ref, PlacementTable]] = {}
+_tables_lock = threading.Lock()
+
+
+#: The most search state (bytes) a puzzle may need; `ExactCoverSearch` refuses the same.
+MAX_SEARCH_BYTES = 1 << 30
+
+
+def placement_table(puzzle: PolycubePuzzle) -> PlacementTable:
+    """The puzzle's placement table, made once per puzzle object (a weak cache: it goes when
+    the puzzle goes). Like the model's own placement cache it assumes the puzzle is not
+    changed after it was first searched."""
+    key = id(puzzle)
+    with _tables_lock:
+        entry = _tables.get(key)
+        if entry is not None and entry[0]() is puzzle:
+            return entry[1]
+    table = PlacementTable(puzzle)
+    with _tables_lock:
+        entry = _tables.get(key)
+        if entry is not None and entry[0]() is puzzle:
+            return entry[1]
+        _tables[key] = (weakref.ref(puzzle, lambda _ref, key=key: _tables.pop(key, None)), table)
+    return table
+
+
+def check_size(puzzle: PolycubePuzzle) -> None:
+    """Refuse, before anything big is built, a puzzle whose search state cannot fit.
+
+    The engine keeps one array of item sizes per search depth, so its memory grows with
+    (pieces placed) × (cells + piece types): 100,000 copies of a piece in a 100,000-cell target
+    would need about 40 GiB for that alone. This is a lower bound of what `ExactCoverSearch`
+    allocates, which checks the exact figure again."""
+    depth = puzzle.n_instances
+    items = len(puzzle.target.cells) + len(puzzle.pieces)
+    need = depth * items * 4
+    if need > MAX_SEARCH_BYTES:
+        raise PuzzleError(
+            f"too big to search: {depth:,} pieces to place in {len(puzzle.target.cells):,} "
+            f"cells would need at least {_gib(need)} of search state (the limit is "
+            f"{_gib(MAX_SEARCH_BYTES)})",
+            puzzle.source,
+        )
+
+
+def _gib(n: int) -> str:
+    return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
+
+
+# -- the exact-cover matrix -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class CsrRows(Sequence[tuple[int, ...]]):
+    """The rows of a matrix held as CSR arrays; reads like a list of column tuples."""
+
+    row_ptr: np.ndarray
+    cols: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.row_ptr) - 1
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return tuple(self.cols[self.row_ptr[i] : self.row_ptr[i + 1]].tolist())
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        cols = self.cols.tolist()
+        ptr = self.row_ptr.tolist()
+        for a, b in zip(ptr[:-1], ptr[1:], strict=True):
+            yield tuple(cols[a:b])
+
+
+@dataclass(frozen=True)
+class CsrProblem(ExactCoverProblem):
+    """An `ExactCoverProblem` built as CSR arrays: checked and handed to the engine without a
+    Python loop over the rows."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.n_primary <= self.n_columns:
+            raise ValueError("n_primary must lie between 0 and n_columns")
+        cols = self.rows.cols  # type: ignore[attr-defined]
+        if len(cols) and (cols.min() < 0 or cols.max() >= self.n_columns):
+            raise ValueError("column out of range")
+
+    def csr(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.rows.row_ptr, self.rows.cols  # type: ignore[attr-defined]
+
+
+class _LazyNames(Sequence[str]):
+    """Column names, written only when asked for (traces, debugging): a batch never does."""
+
+    def __init__(
+        self, puzzle: PolycubePuzzle, cell_cols: np.ndarray, types: list[int], n_columns: int
+    ) -> None:
+        self._puzzle, self._cells, self._types = puzzle, cell_cols, types
+        self._n = n_columns
+
+    @cached_property
+    def _names(self) -> list[str]:
+        target = self._puzzle.target
+        n_req = target.n_required
+        names: list[str] = [""] * self._n
+        for i, col in enumerate(self._cells.tolist()):
+            if col >= 0:
+                kind = "cell" if i < n_req else "optional"
+                names[col] = f"{kind} {tuple(target.cells[i].tolist())}"
+        first_piece = sum(1 for i, c in enumerate(self._cells.tolist()) if c >= 0 and i < n_req)
+        for k, t in enumerate(self._types):
+            names[first_piece + k] = f"piece {self._puzzle.pieces[t].name}"
+        return names
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._names[i]
+
+
+class _RowPlacements(Sequence[Placement]):
+    """`PackingProblem.placements`: row r's Placement, made on demand from the table."""
+
+    def __init__(self, table: PlacementTable, blocks: list[tuple[int, object]]) -> None:
+        # blocks: (piece type, table row indices as an array, or a list of given Placements)
+        self._table = table
+        self._blocks = blocks
+        self._ends = np.cumsum([len(rows) for _, rows in blocks]).tolist()  # type: ignore[arg-type]
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __getitem__(self, r):  # type: ignore[override]
+        if isinstance(r, slice):
+            return [self[k] for k in range(*r.indices(len(self)))]
+        if r < 0:
+            r += len(self)
+        if not 0 <= r < len(self):
+            raise IndexError(r)
+        k = int(np.searchsorted(self._ends, r, side="right"))
+        t, rows = self._blocks[k]
+        i = r - (self._ends[k - 1] if k else 0)
+        if isinstance(rows, np.ndarray):
+            return self._table.placements(t)[int(rows[i])]
+        return rows[i]  # type: ignore[index]
+
+
 class PackingProblem:
     """The exact-cover matrix of a puzzle, remembering what each row means.
 
@@ -48,51 +297,75 @@ class PackingProblem:
         only: dict[int, Sequence[Placement]] | None = None,
         fixed: Sequence[Placement] = (),
     ) -> None:
+        check_size(puzzle)
         self.puzzle = puzzle
+        table = placement_table(puzzle)
         target = puzzle.target
         n_req = target.n_required
         n_cells = len(target.cells)
         n_types = len(puzzle.pieces)
-        used_cells: set[int] = set()
+        used = np.zeros(n_cells, bool)
         remaining = [p.copies for p in puzzle.pieces]
         for placement in fixed:
-            used_cells.update(placement.cells)
+            used[list(placement.cells)] = True
             remaining[placement.piece] -= 1
         # columns: open required cells, piece types still to place, then open optional cells
-        col_of_cell: dict[int, int] = {}
-        column_names: list[str] = []
-        for i in range(n_req):
-            if i not in used_cells:
-                col_of_cell[i] = len(column_names)
-                column_names.append(f"cell {tuple(target.cells[i].tolist())}")
-        col_of_piece: dict[int, int] = {}
-        multiplicity: list[int] = [1] * len(column_names)
-        for t in range(n_types):
-            if remaining[t] > 0:
-                col_of_piece[t] = len(column_names)
-                column_names.append(f"piece {puzzle.pieces[t].name}")
-                multiplicity.append(remaining[t])
-        n_primary = len(column_names)
-        for i in range(n_req, n_cells):
-            if i not in used_cells:
-                col_of_cell[i] = len(column_names)
-                column_names.append(f"optional {tuple(target.cells[i].tolist())}")
-        self.placements: list[Placement] = []
-        rows: list[list[int]] = []
-        for t in col_of_piece:
-            candidates = only[t] if only and t in only else puzzle.placements(t)
-            for placement in candidates:
-                if used_cells.intersection(placement.cells):
-                    continue
-                self.placements.append(placement)
-                rows.append([col_of_piece[t]] + [col_of_cell[c] for c in placement.cells])
+        col_of_cell = np.full(n_cells + 1, -1, np.int64)  # the extra slot pads short rows
+        open_req = np.flatnonzero(~used[:n_req])
+        col_of_cell[open_req] = np.arange(len(open_req))
+        types = [t for t in range(n_types) if remaining[t] > 0]
+        n_primary = len(open_req) + len(types)
+        open_opt = n_req + np.flatnonzero(~used[n_req:])
+        col_of_cell[open_opt] = n_primary + np.arange(len(open_opt))
+        n_columns = n_primary + len(open_opt)
+        multiplicity = [1] * len(open_req) + [remaining[t] for t in types]
+        blocks: list[tuple[int, object]] = []
+        ptr_parts: list[np.ndarray] = []
+        col_parts: list[np.ndarray] = []
+        n_rows = 0
+        any_used = bool(used.any())
+        for k, t in enumerate(types):
+            if only and t in only:
+                given = list(only[t])
+                if any_used:
+                    given = [p for p in given if not used[list(p.cells)].any()]
+                ids = np.array([p.cells for p in given], np.int64).reshape(len(given), -1)
+                rows: object = given
+            else:
+                ids = table.cells[t]
+                index = np.arange(len(ids))
+                if any_used and len(ids):
+                    index = np.flatnonzero(~used[ids].any(axis=1))
+                    ids = ids[index]
+                rows = index
+            if not len(ids):
+                continue
+            block = np.empty((len(ids), ids.shape[1] + 1), np.int64)
+            block[:, 0] = len(open_req) + k
+            block[:, 1:] = col_of_cell[ids]
+            col_parts.append(block.ravel())
+            ptr_parts.append(np.full(len(ids), block.shape[1], np.int64))
+            blocks.append((t, rows))
+            n_rows += len(ids)
+        lengths = np.concatenate(ptr_parts) if ptr_parts else np.zeros(0, np.int64)
+        row_ptr = np.zeros(n_rows + 1, np.int64)
+        np.cumsum(lengths, out=row_ptr[1:])
+        cols = np.concatenate(col_parts) if col_parts else np.zeros(0, np.int64)
+        self.placements: Sequence[Placement] = _RowPlacements(table, blocks)
         self.fixed = tuple(fixed)
-        self.exact_cover = ExactCoverProblem(
-            rows, n_primary, len(column_names), multiplicity, column_names
+        self.exact_cover = CsrProblem(
+            CsrRows(row_ptr, cols),
+            n_primary,
+            n_columns,
+            multiplicity,
+            _LazyNames(puzzle, col_of_cell[:n_cells], types, n_columns),
         )
 
     def search(self, trace: bool = False) -> ExactCoverSearch:
-        return ExactCoverSearch(self.exact_cover, trace=trace)
+        try:
+            return ExactCoverSearch(self.exact_cover, trace=trace)
+        except PuzzleError as exc:
+            raise exc.located(self.puzzle.source) from None
 
     def solution(self, rows: Sequence[int]) -> PolycubeSolution:
         cells = self.puzzle.target.cells

@@ -8,29 +8,71 @@ classes under q's stabiliser H. When H is trivial (the common case) those are al
 classes, each of |G| fixed solutions, and the compiled engine merely counts them; only the few
 orbits with a symmetric placement need their solutions listed and compared.
 
-Reflections act only when the mirror image of every piece is a piece of the set (Soma's A and B
+Reflections act only when the mirror image of every piece is a piece of the set (Soma's B and P
 swap); otherwise "up to symmetry" equals "up to rotation".
+
+Pieces a figure file pre-places (`SomaFigure.preplaced`: any puzzle with a `preplaced` list of
+objects with `.piece` and `.cells`) are not part of the puzzle, but they belong to the figure: a
+symmetry counts only when it maps the whole figure onto itself and every pre-placed piece onto
+a pre-placed piece of its image type. That is how yass counts figures with pre-placed pieces.
+
+Counting a figure is mostly small: a Soma figure's searches take a few milliseconds in all, so
+the group, the placements and the orbits are computed in numpy, and `tally()` runs the orbit
+searches on other threads only once they prove long (one shared pool, never one per puzzle).
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from tessera.models import geometry
 from tessera.models.polycube import Placement, PolycubePuzzle
 from tessera.solvers.exact_cover import ExactCoverSearch
-from tessera.solvers.polycube import PackingProblem, PolycubeSolution
+from tessera.solvers.polycube import (
+    PackingProblem,
+    PolycubeSolution,
+    check_size,
+    placement_table,
+    row_keys,
+)
 from tessera.solvers.search_control import Cancelled, Progress, Report, Search
 
 Distinct = Literal["fixed", "rotation", "symmetry"]
+
+#: How long `tally()` runs orbit searches in the calling thread before it hands the rest to the
+#: shared pool: below this a thread hand-over costs more than it can win (measured on Soma
+#: figures: the whole count of most of them takes under 5 ms).
+INLINE_SECONDS = 0.02
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def shared_pool() -> ThreadPoolExecutor:
+    """One thread pool for every count in the process, made on first need: starting threads
+    per puzzle cost more than a small figure's whole count."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(available_cores(), thread_name_prefix="tessera-count")
+        return _pool
 
 
 @dataclass(frozen=True)
@@ -56,25 +98,33 @@ class GroupElement:
     type_map: tuple[int, ...]  # piece type -> type of its image
 
 
+#: The 48 symmetries of the cube as one (48, 3, 3) array, rotations first.
+_MATRICES = np.stack(geometry.symmetries())
+_PROPER = np.arange(48) < 24
+
+
 class TargetGroup:
-    """The symmetries of a puzzle: those of the target that also map the piece set to itself."""
+    """The symmetries of a puzzle: those of the target that also map the piece set to itself
+    (and, for a figure with pre-placed pieces, the pre-placed pieces onto themselves)."""
 
     def __init__(self, puzzle: PolycubePuzzle, mirrors: bool = True) -> None:
         self.puzzle = puzzle
-        target = puzzle.target
         mirror_types = self._mirror_types(puzzle)
         self.mirrors_act = mirror_types is not None
         identity_types = tuple(range(len(puzzle.pieces)))
-        elements = []
-        for affine in geometry.target_symmetries(target.required, target.optional, mirrors=True):
-            proper = geometry.is_proper(affine[:, :3])
-            if not proper and (not mirrors or mirror_types is None):
-                continue
-            moved = geometry.apply_affine(target.cells, affine)
-            cell_map = np.array([target.index[tuple(c)] for c in moved.tolist()], np.int64)
-            types = identity_types if proper else mirror_types
-            elements.append(GroupElement(affine, proper, cell_map, types))
-        self.elements = elements
+        use_mirrors = mirrors and mirror_types is not None
+        affines, cell_maps, proper = _symmetries(puzzle, use_mirrors)
+        self.cell_maps = cell_maps  # (order, cells): row g is element g's cell map
+        self.proper = proper
+        self.elements = [
+            GroupElement(
+                affine, bool(p), cell_map, identity_types if p else mirror_types or identity_types
+            )
+            for affine, cell_map, p in zip(affines, cell_maps, proper.tolist(), strict=True)
+        ]
+        self.type_maps = np.array([g.type_map for g in self.elements], np.int64).reshape(
+            len(self.elements), len(puzzle.pieces)
+        )
 
     @staticmethod
     def _mirror_types(puzzle: PolycubePuzzle) -> tuple[int, ...] | None:
@@ -92,30 +142,31 @@ class TargetGroup:
         return len(self.elements)
 
     @cached_property
+    def is_kernel(self) -> np.ndarray:
+        """Per element: it moves no cell and no piece type (the mirror through the plane of a
+        flat puzzle), so it fixes every solution and never makes two solutions alike."""
+        n_cells = self.cell_maps.shape[1]
+        n_types = self.type_maps.shape[1]
+        return (self.cell_maps == np.arange(n_cells)).all(axis=1) & (
+            self.type_maps == np.arange(n_types)
+        ).all(axis=1)
+
+    @cached_property
     def kernel(self) -> frozenset[int]:
-        """Elements that move no cell and no piece type (the mirror through the plane of a
-        flat puzzle): they fix every solution, so they never make two solutions alike."""
-        identity_cells = np.arange(len(self.puzzle.target.cells))
-        identity_types = tuple(range(len(self.puzzle.pieces)))
-        return frozenset(
-            id(g)
-            for g in self.elements
-            if np.array_equal(g.cell_map, identity_cells) and g.type_map == identity_types
-        )
+        """The kernel's elements, by id (see `is_kernel`)."""
+        return frozenset(id(g) for g, k in zip(self.elements, self.is_kernel, strict=True) if k)
 
     @cached_property
     def mirror_is_trivial(self) -> bool:
         """True when mirror images are always the same solution (or no mirror acts)."""
-        return not self.has_improper or any(
-            not g.proper for g in self.elements if id(g) in self.kernel
-        )
+        return not self.has_improper or bool((self.is_kernel & ~self.proper).any())
 
     def acts_freely_on(self, stabiliser) -> bool:
         return all(id(g) in self.kernel for g in stabiliser)
 
     @cached_property
     def has_improper(self) -> bool:
-        return any(not g.proper for g in self.elements)
+        return bool((~self.proper).any())
 
     def image(self, g: GroupElement, cells: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(sorted(g.cell_map[list(cells)].tolist()))
@@ -139,6 +190,66 @@ class TargetGroup:
         return [g for g in (elements or self.elements) if self.encode(solution, g) == me]
 
 
+def _symmetries(
+    puzzle: PolycubePuzzle, mirrors: bool
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """(affine maps, cell maps, properness) of the symmetries of the figure: all 48 cube
+    symmetries tried at once in numpy. Required cells must map onto required cells, optional
+    onto optional, and pre-placed pieces onto pre-placed pieces of the image type."""
+    target = puzzle.target
+    cells = target.cells
+    n, n_req = len(cells), target.n_required
+    preplaced = list(getattr(puzzle, "preplaced", ()) or ())
+    frame = [np.asarray(p.cells, np.int64).reshape(-1, 3) for p in preplaced]
+    whole = np.vstack([cells, *frame]) if frame else cells
+    identity = np.hstack([np.eye(3, dtype=np.int64), np.zeros((3, 1), np.int64)])
+    if len(whole) == 0 or n == 0:
+        # nothing left to fill: one empty solution, and nothing a symmetry could tell apart
+        return [identity], np.zeros((1, n), np.int64), np.ones(1, bool)
+    mats = _MATRICES if mirrors else _MATRICES[:24]
+    proper = _PROPER[: len(mats)]
+    lo, hi = whole.min(axis=0), whole.max(axis=0)
+    moved = np.einsum("gij,nj->gni", mats, whole)
+    offsets = lo - moved.min(axis=1)
+    images = moved + offsets[:, None, :]
+    inside = ((images <= hi).all(axis=2)).all(axis=1)
+    # a cell label per figure cell: target index, then n + k for pre-placed piece k
+    grid = np.full(tuple((hi - lo + 1).tolist()), -1, np.int64)
+    labels = np.arange(len(whole))
+    rel = whole - lo
+    grid[rel[:, 0], rel[:, 1], rel[:, 2]] = labels
+    where = np.flatnonzero(inside)
+    rel_img = images[where] - lo
+    idx = grid[rel_img[..., 0], rel_img[..., 1], rel_img[..., 2]]  # (candidates, cells)
+    ok = (idx >= 0).all(axis=1)
+    ok &= (idx[:, :n_req] < n_req).all(axis=1)
+    ok &= ((idx[:, n_req:n] >= n_req) & (idx[:, n_req:n] < n)).all(axis=1)
+    if frame:
+        owner = np.concatenate([np.full(len(f), k, np.int64) for k, f in enumerate(frame)])
+        partner = _mirror_partners(preplaced)
+        img_owner = np.where(idx[:, n:] >= n, owner[np.clip(idx[:, n:] - n, 0, None)], -1)
+        want_proper = np.broadcast_to(owner, img_owner.shape)
+        want_mirror = np.broadcast_to(partner[owner], img_owner.shape)
+        want = np.where(proper[where][:, None], want_proper, want_mirror)
+        ok &= (img_owner == want).all(axis=1)
+    keep = where[ok]
+    affines = np.concatenate([mats[keep], offsets[keep][:, :, None]], axis=2)
+    return list(affines), idx[ok][:, :n].copy(), proper[keep]
+
+
+def _mirror_partners(preplaced: Sequence[Any]) -> np.ndarray:
+    """For each pre-placed piece, the pre-placed piece its mirror image must be (-2: none)."""
+    names = [p.piece.name for p in preplaced]
+    out = []
+    for p in preplaced:
+        mirror = p.piece.mirror_key
+        match = [k for k, q in enumerate(preplaced) if q.piece.shape_key == mirror]
+        if p.piece.shape_key == mirror:
+            match = [names.index(p.piece.name)]
+        out.append(match[0] if match else -2)
+    return np.array(out, np.int64)
+
+
 @dataclass(frozen=True)
 class Orbit:
     representative: Placement
@@ -146,25 +257,77 @@ class Orbit:
     stabiliser: tuple[GroupElement, ...]
 
 
-def _orbits(group: TargetGroup, piece: int) -> list[Orbit]:
-    placements = group.puzzle.placements(piece)
-    by_cells = {p.cells: p for p in placements}
-    seen: set[tuple[int, ...]] = set()
-    orbits = []
-    for p in placements:
-        if p.cells in seen:
-            continue
-        images = set()
-        stab = []
-        for g in group.elements:
-            image = group.image(g, p.cells)
-            images.add(image)
-            if image == p.cells:
-                stab.append(g)
-        assert images <= by_cells.keys(), "a symmetry moved a placement outside the target"
-        seen |= images
-        orbits.append(Orbit(p, len(images), tuple(stab)))
-    return orbits
+@dataclass(frozen=True)
+class _OrbitTable:
+    """A piece's placements split into orbits: representative rows, sizes, and per element
+    whether it fixes each representative."""
+
+    reps: np.ndarray  # table rows of the representatives (first of each orbit)
+    sizes: np.ndarray
+    fixes: np.ndarray  # (order, orbits) bool: element g maps representative k to itself
+
+
+def _orbit_tables(group: TargetGroup, pieces: Sequence[int]) -> dict[int, _OrbitTable]:
+    """Orbits of the pieces' placements under the group, all in one numpy pass: the image of
+    every placement under every element, matched back to placements by (piece, cells). The
+    pieces must be ones every element maps to themselves."""
+    table = placement_table(group.puzzle)
+    pieces = [t for t in pieces if table.count(t)]
+    if not pieces:
+        return {}
+    n_cells = group.cell_maps.shape[1]
+    width = max(table.cells[t].shape[1] for t in pieces)
+    counts = [table.count(t) for t in pieces]
+    rows = np.full((sum(counts), width + 1), n_cells, np.int64)  # short rows padded high
+    start = 0
+    for t, n in zip(pieces, counts, strict=True):
+        rows[start : start + n, 0] = t
+        rows[start : start + n, 1 : 1 + table.cells[t].shape[1]] = table.cells[t]
+        start += n
+    maps = np.hstack([group.cell_maps, np.full((group.order, 1), n_cells, np.int64)])
+    images = np.empty((group.order, *rows.shape), np.int64)
+    images[:, :, 0] = rows[:, 0]
+    images[:, :, 1:] = np.sort(maps[:, rows[:, 1:]], axis=2)
+    keys = row_keys(rows)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    image_keys = row_keys(images)
+    pos = np.minimum(np.searchsorted(sorted_keys, image_keys), len(keys) - 1)
+    assert (sorted_keys[pos] == image_keys).all(), "a symmetry moved a placement outside"
+    image_index = order[pos]  # (order, placements): where each element sends each one
+    rep_of = image_index.min(axis=0)  # every orbit's first placement
+    sizes = np.bincount(rep_of, minlength=len(rows))
+    out = {}
+    start = 0
+    for t, n in zip(pieces, counts, strict=True):
+        reps = start + np.flatnonzero(rep_of[start : start + n] == np.arange(start, start + n))
+        out[t] = _OrbitTable(reps - start, sizes[reps], image_index[:, reps] == reps)
+        start += n
+    return out
+
+
+def _orbits(group: TargetGroup, piece: int, found: _OrbitTable | None = None) -> list[Orbit]:
+    table = placement_table(group.puzzle)
+    if found is None:
+        found = _orbit_tables(group, [piece]).get(piece)
+    if found is None:
+        return []
+    elements = group.elements
+    rows = found.reps
+    cells = table.cells[piece][rows].tolist()
+    orientation = table.orientation[piece][rows].tolist()
+    offset = table.offset[piece][rows].tolist()
+    stabilisers: dict[bytes, tuple[GroupElement, ...]] = {}  # most orbits share one
+    out = []
+    for k, size in enumerate(found.sizes.tolist()):
+        column = found.fixes[:, k]
+        key = column.tobytes()
+        stab = stabilisers.get(key)
+        if stab is None:
+            stab = stabilisers[key] = tuple(elements[g] for g in np.flatnonzero(column).tolist())
+        placement = Placement(piece, orientation[k], tuple(offset[k]), tuple(cells[k]))
+        out.append(Orbit(placement, size, stab))
+    return out
 
 
 def _anchor(group: TargetGroup) -> tuple[int, list[Orbit]] | None:
@@ -176,21 +339,26 @@ def _anchor(group: TargetGroup) -> tuple[int, list[Orbit]] | None:
     constrained piece first prunes hardest (Knuth's X pentomino; measured on 6x10 and 3x4x5:
     2-3 times fewer nodes than an unconstrained piece with the same share).
     """
+    table = placement_table(group.puzzle)
+    moving = ~group.is_kernel
+    eligible = [
+        t
+        for t, piece in enumerate(group.puzzle.pieces)
+        if piece.copies == 1 and not (group.type_maps[:, t] != t).any()
+    ]
+    tables = _orbit_tables(group, eligible)
     scored = []
-    for t, piece in enumerate(group.puzzle.pieces):
-        if piece.copies != 1 or any(g.type_map[t] != t for g in group.elements):
+    for t, found in tables.items():
+        if not len(found.reps):
             continue
-        orbits = _orbits(group, t)
-        if not orbits:
-            continue
-        listed = sum(1 for o in orbits if not group.acts_freely_on(o.stabiliser))
-        n_placements = len(group.puzzle.placements(t))
-        scored.append(((len(orbits) + 0.5 * listed) / n_placements, n_placements, t, orbits))
+        listed = int((found.fixes & moving[:, None]).any(axis=0).sum())
+        n_placements = table.count(t)
+        scored.append(((len(found.reps) + 0.5 * listed) / n_placements, n_placements, t))
     if not scored:
         return None
     cheapest = min(cost for cost, *_ in scored)
-    _, _, t, orbits = min((s for s in scored if s[0] <= 1.1 * cheapest), key=lambda s: s[1])
-    return t, orbits
+    _, _, t = min((s for s in scored if s[0] <= 1.1 * cheapest), key=lambda s: s[1])
+    return t, _orbits(group, t, tables[t])
 
 
 class ClassSearch(Search):
@@ -198,10 +366,12 @@ class ClassSearch(Search):
     protocol: `solutions()` and `count()` are per class), and `tally()`s the three counts.
 
     The orbits of the anchor piece are independent exact-cover searches: listing runs them one
-    after another, `tally()` runs them on every core.
+    after another; `tally()` runs them in the calling thread while they are quick and hands the
+    rest to the shared pool, so long counts use every core and small ones start no thread.
     """
 
     def __init__(self, puzzle: PolycubePuzzle, mirrors: bool = True) -> None:
+        check_size(puzzle)
         self.puzzle = puzzle
         self.group = TargetGroup(puzzle, mirrors=mirrors)
         Search.__init__(self)
@@ -227,7 +397,7 @@ class ClassSearch(Search):
 
     def progress(self) -> float:
         """While listing: the orbits done plus the running one's tree fraction; while tallying:
-        the same over the orbits that run in parallel."""
+        the same over the orbit searches, finished or running."""
         if self.done:
             return 1.0
         if self._running:
@@ -236,13 +406,13 @@ class ClassSearch(Search):
 
     def _searches(self) -> Iterator[tuple[int, Orbit | None, PackingProblem, ExactCoverSearch]]:
         if self.anchor_piece is None:
-            problem = PackingProblem(self.puzzle)
+            problem = self._problem(None)
             yield 0, None, problem, self._start(problem)
             return
         for k, orbit in enumerate(self.orbits):
             if self.cancelled:
                 return
-            problem = PackingProblem(self.puzzle, only={self.anchor_piece: [orbit.representative]})
+            problem = self._problem(orbit)
             yield k, orbit, problem, self._start(problem)
 
     def _start(self, problem: PackingProblem) -> ExactCoverSearch:
@@ -255,50 +425,74 @@ class ClassSearch(Search):
         n = max(len(self.orbits), 1)
         return (k + search.progress()) / n
 
-    def _tally_orbit(self, orbit: Orbit | None) -> tuple[int, int, int, bool]:
+    def _problem(self, orbit: Orbit | None) -> PackingProblem:
+        return self._task_problem([orbit] if orbit is not None else None)
+
+    def _task_problem(self, orbits: Sequence[Orbit] | None) -> PackingProblem:
+        if orbits is None:
+            return PackingProblem(self.puzzle)
+        reps = [o.representative for o in orbits]
+        return PackingProblem(self.puzzle, only={self.anchor_piece: reps})  # type: ignore[dict-item]
+
+    def _tally_orbit(
+        self, orbit: Orbit | None, report: Progress | None = None
+    ) -> tuple[int, int, int, bool]:
         """(fixed, classes, rotation classes, partial) for the solutions with the anchor
         piece at this orbit's representative (or for all solutions when there is no anchor)."""
-        if orbit is None:
-            problem = PackingProblem(self.puzzle)
-        else:
-            problem = PackingProblem(self.puzzle, only={self.anchor_piece: [orbit.representative]})
+        return self._tally_task([orbit] if orbit is not None else None, report)
+
+    def _tally_task(
+        self, orbits: Sequence[Orbit] | None, report: Progress | None = None
+    ) -> tuple[int, int, int, bool]:
+        """(fixed, classes, rotation classes, partial) for the solutions with the anchor piece
+        at one of these orbits' representatives, in one search (or for all solutions when
+        there is no anchor, `orbits=None`).
+
+        Orbits whose stabiliser acts trivially all have |G|/|kernel| placements, and each of
+        their solutions is a class of its own: the engine merely counts them. Other orbits'
+        solutions are listed and compared in canonical form under their own stabiliser (the
+        anchor's placement in a solution says which orbit it is in). `report` is called
+        between slices of the search, for a caller that runs it in its own thread."""
+        problem = self._task_problem(orbits)
         search = problem.search()
         with self._lock:
             self._running.add(search)
         if self.cancelled:
             search.cancel()
-        improper_doubles = 1 if self.group.mirror_is_trivial else 2
+        doubles = 1 if self.group.mirror_is_trivial else 2
         try:
-            if orbit is not None and self.group.acts_freely_on(orbit.stabiliser):
+            if orbits and all(self.group.acts_freely_on(o.stabiliser) for o in orbits):
+                size = orbits[0].size  # the same for every free orbit
                 try:
-                    n = search.count()
+                    n = search.count(on_progress=report)
                 except Cancelled as exc:
-                    return (
-                        orbit.size * exc.partial,
-                        exc.partial,
-                        improper_doubles * exc.partial,
-                        True,
-                    )
-                return orbit.size * n, n, improper_doubles * n, False
-            elements = list(orbit.stabiliser) if orbit else self.group.elements
-            seen = set()
-            n = classes = rot = 0
-            for rows in search.solutions():
-                n += 1
+                    return size * exc.partial, exc.partial, doubles * exc.partial, True
+                return size * n, n, doubles * n, False
+            by_cells = {o.representative.cells: o for o in orbits or ()}
+            seen: set = set()
+            fixed = classes = rot = 0
+            for rows in search.solutions(report):
                 sol = problem.solution(rows)
-                canon = self.group.canonical(sol, elements)
+                orbit = None
+                if orbits is not None:
+                    anchor = next(p for p in sol.pieces if p.piece == self.anchor_piece)
+                    orbit = by_cells[anchor.placement.cells]
+                fixed += orbit.size if orbit is not None else 1
+                elements = list(orbit.stabiliser) if orbit else self.group.elements
+                canon = (id(orbit), self.group.canonical(sol, elements))
                 if canon in seen:
                     continue
                 seen.add(canon)
                 classes += 1
                 stab = self.group.stabiliser(sol, elements)
-                rot += 1 if any(not g.proper for g in stab) else improper_doubles
-            fixed = orbit.size * n if orbit is not None else n
+                rot += 1 if any(not g.proper for g in stab) else doubles
             return fixed, classes, rot, search.cancelled and not search.done
         finally:
             with self._lock:
                 self._running.discard(search)
-                self._progress_done += 1.0 if search.done else search.progress()
+                self._progress_done += (1.0 if search.done else search.progress()) * len(
+                    orbits or [None]
+                )
 
     def _live_progress(self, total: int) -> float:
         with self._lock:
@@ -308,27 +502,80 @@ class ClassSearch(Search):
     def tally(self, on_progress: Progress | None = None, workers: int | None = None) -> Counts:
         """fixed / up to rotation / up to symmetry. On cancel, returns partial counts.
 
-        The orbits are independent searches, and the compiled kernel releases the GIL, so
-        they run on every core the machine gives us."""
-        tasks: list[Orbit | None] = list(self.orbits) if self.anchor_piece is not None else [None]
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        workers = max(1, min(workers or cores or 1, len(tasks)))
+        Small counts (most figures: a few milliseconds) are cheapest as few, merged searches
+        in the calling thread: all the orbits that are merely counted in one search, all
+        those that are listed in another. Large ones are worth spreading: the orbits are
+        independent searches and the compiled kernel releases the GIL. So the first orbit is
+        searched alone and timed; when the rest promise more than `INLINE_SECONDS`, they go to
+        the shared pool one orbit per task, on up to `workers` threads (default: every core).
+        `workers=1` keeps everything in the calling thread, which is what a batch spreading
+        whole puzzles over the cores wants."""
+        if self.anchor_piece is None:
+            plan: list[list[Orbit] | None] = [None]
+        else:
+            free = [o for o in self.orbits if self.group.acts_freely_on(o.stabiliser)]
+            listed = [o for o in self.orbits if not self.group.acts_freely_on(o.stabiliser)]
+            plan = [group for group in (free, listed) if group]
+        n_units = max(len(self.orbits), 1)
+        workers = max(1, min(workers or available_cores(), n_units))
         self._progress_done = 0.0
-        fixed = classes = rot = 0
-        partial = False
-        with ThreadPoolExecutor(workers, thread_name_prefix="tessera-count") as pool:
-            pending = {pool.submit(self._tally_orbit, orbit) for orbit in tasks}
-            while pending:
-                done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-                for future in done:
-                    f, c, r, p = future.result()
-                    fixed, classes, rot, partial = fixed + f, classes + c, rot + r, partial or p
-                if on_progress:
-                    on_progress(self._live_progress(len(tasks)), fixed)
+        total = [0, 0, 0, False]  # fixed, classes, rotation classes, partial
+
+        def add(result: tuple[int, int, int, bool]) -> None:
+            total[0] += result[0]
+            total[1] += result[1]
+            total[2] += result[2]
+            total[3] = total[3] or result[3]
+
+        report = None
+        if on_progress is not None:
+
+            def report(_fraction: float = 0.0, _found: int = 0) -> None:
+                on_progress(self._live_progress(n_units), total[0])
+
+        pooled: list[list[Orbit] | None] = []
+        if workers > 1 and len(self.orbits) > 1:
+            # time the first orbit alone, to see whether the rest is worth other threads
+            first, rest = self.orbits[0], self.orbits[1:]
+            start = time.perf_counter()
+            add(self._tally_task([first], report))
+            estimate = (time.perf_counter() - start) * len(rest)
+            free = [o for o in rest if self.group.acts_freely_on(o.stabiliser)]
+            listed = [o for o in rest if not self.group.acts_freely_on(o.stabiliser)]
+            if estimate > INLINE_SECONDS:
+                plan, pooled = [], [[o] for o in rest]
+            else:
+                plan = [group for group in (free, listed) if group]
+        for task in plan:
+            if self.cancelled:
+                break
+            add(self._tally_task(task, report))
+            if report is not None:
+                report()
+        if pooled and not self.cancelled:
+            self._run_pooled(pooled, workers, add, report)
+        fixed, classes, rot, partial = total
         if self.group.mirror_is_trivial:
             rot = classes
         self.done = not (partial or self.cancelled)
-        return Counts(fixed, rot, classes, partial or self.cancelled)
+        return Counts(fixed, rot, classes, bool(partial) or self.cancelled)
+
+    def _run_pooled(self, tasks: list[list[Orbit] | None], workers: int, add, report) -> None:
+        """Run orbit searches on the shared pool, at most `workers` at a time, adding each
+        result as it comes and reporting progress every 0.1 s."""
+        pool = shared_pool()
+        queue = list(reversed(tasks))
+        pending: set[Future] = set()
+        while queue or pending:
+            while queue and len(pending) < workers and not self.cancelled:
+                pending.add(pool.submit(self._tally_task, queue.pop()))
+            if not pending:
+                break
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            for future in done:
+                add(future.result())
+            if report is not None:
+                report()
 
     def representatives(self, on_progress: Progress | None = None) -> Iterator[PolycubeSolution]:
         """One solution per class, lazily (the same as `solutions()`)."""
