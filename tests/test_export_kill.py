@@ -172,17 +172,23 @@ def _signature(path: Path):
     return info.st_ino, info.st_mtime_ns, info.st_size, listing
 
 
-def writing_started(out: Path, before) -> bool:
-    """A temporary sibling with something in it, or any change at the final path itself."""
+def temporaries(out: Path) -> set[str]:
+    head = f".{out.stem if out.suffix else out.name}.tmp-"
+    return {name for name in os.listdir(out.parent) if name.startswith(head)}
+
+
+def writing_started(out: Path, before, old_temporaries: set[str]) -> bool:
+    """A new temporary sibling with something in it (not a killed run's leftover), or any
+    change at the final path itself."""
     if _signature(out) != before:
         return True
-    for entry in os.scandir(out.parent):
-        if entry.name.startswith(f".{out.stem if out.suffix else out.name}.tmp-"):
-            try:
-                if entry.is_dir() and os.listdir(entry.path) or entry.stat().st_size > 0:
-                    return True
-            except OSError:
-                continue
+    for name in temporaries(out) - old_temporaries:
+        path = out.parent / name
+        try:
+            if path.is_dir() and os.listdir(path) or path.stat().st_size > 0:
+                return True
+        except OSError:
+            continue
     return False
 
 
@@ -191,18 +197,18 @@ class Run:
 
     def __init__(self, argv: list[str], out: Path) -> None:
         self.out = out
-        before = _signature(out)
+        before, old = _signature(out), temporaries(out)
         self.start = time.monotonic()
         self.proc = subprocess.Popen(
             argv, cwd=out.parent, env=headless_env(), start_new_session=True,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )  # fmt: skip
-        self.started_writing = self._wait_for_writing(before)
+        self.started_writing = self._wait_for_writing(before, old)
 
-    def _wait_for_writing(self, before) -> float | None:
+    def _wait_for_writing(self, before, old: set[str]) -> float | None:
         deadline = self.start + RUN_LIMIT
         while self.proc.poll() is None and time.monotonic() < deadline:
-            if writing_started(self.out, before):
+            if writing_started(self.out, before, old):
                 return time.monotonic()
             time.sleep(0.002)  # fine enough, and leaves the CPU to the writer
         return None
