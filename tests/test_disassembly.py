@@ -317,3 +317,90 @@ def test_pelikan_published_numbers_need_the_file() -> None:
         1,
         ["98.2.4.2"],
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# the command-line module (plugged into `tessera solve` by cli.polycube)
+
+
+def fake_assemblies():
+    """A puzzle-like object and three 'assemblies': the corridor (level 2), the maze (4) and a
+    closed box (stuck), shaped like what `tessera solve` hands over."""
+    from types import SimpleNamespace
+
+    from tessera.solvers.polycube import PlacedPiece, PolycubeSolution
+
+    names = [SimpleNamespace(name="Frame"), SimpleNamespace(name="Cube")]
+    puzzle = SimpleNamespace(name="test", pieces=names, source="", warnings=[])
+    shell = sorted(box((0, 0, 0), (2, 2, 2)) - {(1, 1, 1)})
+    out = []
+    for frame, cube in (corridor(), maze(), [shell, [(1, 1, 1)]]):
+        pieces = (PlacedPiece(0, np.array(frame), None), PlacedPiece(1, np.array(cube), None))
+        out.append(PolycubeSolution(pieces))
+    return puzzle, out
+
+
+def cli_args(**kw):
+    import argparse
+
+    from tessera.cli.disassemble import add_arguments
+
+    parser = argparse.ArgumentParser()
+    for flag in ("--count", "--json", "--show"):
+        parser.add_argument(flag, action="store_true")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--problem", type=int, default=1)
+    add_arguments(parser)
+    argv = ["--disassemble"] + [a for k, v in kw.items() for a in (f"--{k}", str(v))]
+    return parser, argv
+
+
+def run_disassemble(argv, capsys):
+    from tessera.cli.disassemble import run
+
+    parser, base = cli_args()
+    args = parser.parse_args(base + argv)
+    puzzle, assemblies = fake_assemblies()
+    code = run(args, puzzle, iter(assemblies), groups=[0, 0])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_json_lists_solutions_with_their_disassembly(capsys) -> None:
+    import json
+
+    code, out, _ = run_disassemble(["--json", "--sort", "level"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["assemblies"] == 3
+    assert [s["disassembly"]["level"] for s in doc["solutions"]] == ["4", "2"]
+    first = doc["solutions"][1]
+    assert [p["piece"] for p in first["pieces"]] == ["Frame", "Cube"]
+    assert first["disassembly"]["moves"] == [
+        {"pieces": [1], "by": [1, 0, 0], "removes": False},
+        {"pieces": [1], "by": [0, 2, 0], "removes": True},
+    ]
+    assert first["disassembly"]["left_together"] == []
+
+
+def test_cli_count_json_and_text(capsys) -> None:
+    import json
+
+    code, out, _ = run_disassemble(["--count", "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 0
+    assert (doc["assemblies"], doc["solutions"], doc["levels"]) == (3, 2, ["2", "4"])
+    assert isinstance(doc["seconds"], float)
+    code, out, _ = run_disassemble(["--sort", "moves"], capsys)
+    assert code == 0
+    assert out.splitlines()[0] == "solution 1: level 4, 4 moves"
+    assert out.splitlines()[-1] == "3 assemblies, 2 come apart"
+
+
+def test_cli_gave_up_is_a_warning_not_a_solution(capsys) -> None:
+    from tessera.models.errors import NoSolution
+
+    with pytest.raises(NoSolution):
+        run_disassemble(["--node-limit", "1"], capsys)
+    _, err = capsys.readouterr()
+    assert "gave up on 2 assemblies" in err  # the closed box is proved stuck at once

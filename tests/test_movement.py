@@ -87,3 +87,86 @@ def test_bad_input() -> None:
         max_slide(ROW, [9], "+x")
     with pytest.raises(ValueError):
         direction_index((1, 1, 0))
+
+
+def brute_slide(pieces, group, unit) -> int | None:
+    """Step the group one cell at a time until it hits something (sets only)."""
+    mine = {tuple(c) for k in group for c in pieces[k]}
+    rest = {tuple(c) for k in range(len(pieces)) if k not in group for c in pieces[k]}
+    if not rest:
+        return None
+    span = 1 + max(max(abs(v) for v in c) for c in mine | rest) * 2
+    for step in range(1, span + 2):
+        moved = {(x + unit[0] * step, y + unit[1] * step, z + unit[2] * step) for x, y, z in mine}
+        if moved & rest:
+            return step - 1
+    return None
+
+
+def random_assembly(rng, n_pieces: int, size: int = 4) -> list[list[tuple[int, int, int]]]:
+    """A box cut into random grown pieces (some cells left empty), so pieces interlock."""
+    import numpy as np
+
+    owner = -np.ones((size, size, size), int)
+    free = [tuple(c) for c in np.argwhere(owner < 0)]
+    seeds = rng.choice(len(free), n_pieces, replace=False)
+    frontier = []
+    for k, s in enumerate(seeds):
+        owner[free[s]] = k
+        frontier.append([free[s]])
+    for _ in range(size**3):
+        k = int(rng.integers(n_pieces))
+        x, y, z = frontier[k][int(rng.integers(len(frontier[k])))]
+        dx, dy, dz = DIRECTIONS[int(rng.integers(6))]
+        c = (x + dx, y + dy, z + dz)
+        if all(0 <= v < size for v in c) and owner[c] < 0 and rng.random() < 0.8:
+            owner[c] = k
+            frontier[k].append(c)
+    return [[tuple(int(v) for v in c) for c in np.argwhere(owner == k)] for k in range(n_pieces)]
+
+
+def test_max_slide_agrees_with_stepping_on_random_assemblies() -> None:
+    import itertools
+
+    import numpy as np
+
+    rng = np.random.default_rng(13)
+    for _ in range(12):
+        pieces = random_assembly(rng, int(rng.integers(2, 6)))
+        n = len(pieces)
+        for r in range(1, n):
+            for group in itertools.combinations(range(n), r):
+                for d, unit in enumerate(DIRECTIONS):
+                    assert max_slide(pieces, group, d) == brute_slide(pieces, set(group), unit)
+
+
+def test_the_search_kernels_cached_distances_agree_on_group_slides() -> None:
+    import itertools
+
+    import numpy as np
+
+    from tessera.solvers.disassemble import _cached_distances
+    from tessera.solvers.movement import distances, group_slide, pack_cells
+
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        pieces = random_assembly(rng, 5)
+        cells, starts = pack_cells(pieces)
+        n = 5
+        while True:  # random relative positions, but no two pieces in one cell
+            offsets = rng.integers(-2, 3, size=(n, 3)).astype(np.int32)
+            placed = [tuple(c + offsets[k]) for k in range(n) for c in np.asarray(pieces[k])]
+            if len(placed) == len(set(placed)):
+                break
+        grid = distances(cells, starts, offsets)
+        pair = np.empty((6, n, n), np.int32)
+        _cached_distances(
+            cells, starts, offsets, pair, np.full(8, -1, np.int64), np.empty((8, 6), np.int32),
+            0, np.empty(6, np.int32),
+        )  # fmt: skip
+        # touching is exact in both, and so is every group's slide
+        for d in range(6):
+            for r in range(1, n):
+                for group in itertools.combinations(range(n), r):
+                    mask = np.int64(sum(1 << k for k in group))
+                    assert group_slide(grid, d, mask, n) == group_slide(pair, d, mask, n)
