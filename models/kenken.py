@@ -20,9 +20,12 @@ not connected, a − or ÷ cage that is not two cells, a target no digits can re
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import combinations
+from math import factorial, prod
 from pathlib import Path
 
 from tessera.models.assets import resolve_puzzle
@@ -116,22 +119,91 @@ def cage_value(op: str, digits: Sequence[int]) -> int | None:
 # -- candidate digit tuples ---------------------------------------------------------------
 
 
-def cage_tuples(cage: Cage, size: int) -> list[tuple[int, ...]]:
+#: A cage with more candidate tuples than this is not enumerated: the solver propagates it by
+#: bounds instead (a 36-cell `126+` cage has billions of tuples and once took 2.7 GB to list).
+#: Normal cages have at most a few hundred; 9×9 puzzles keep well under this.
+TUPLE_LIMIT = 10_000
+#: Cages of this many cells or more first get a quick upper bound on their tuples (see
+#: `_count_bound`); smaller ones (at most 9⁵ candidates) are listed directly, as they always
+#: were, which is what keeps normal puzzles as fast as before.
+BOUND_FROM = 6
+#: Search steps spent looking for tuples before giving up on listing them (a large × cage can
+#: have few tuples but a wide search to find them).
+NODE_LIMIT = 40_000
+
+
+def cage_tuples(
+    cage: Cage, size: int, limit: int | None = TUPLE_LIMIT
+) -> list[tuple[int, ...]] | None:
     """Every assignment of digits 1..size to the cage's cells (in order) that reaches the
-    target, with no digit twice in a row or column of the cage. The solver starts from these;
+    target, with no digit twice in a row or column of the cage; None when there are more than
+    `limit` of them or finding them takes more than NODE_LIMIT steps (`limit=None`: no limit,
+    for the exact-cover reference on puzzles known to be small). The solver starts from these;
     the loader uses them to refuse targets that cannot be reached."""
-    cells = cage.cells
-    clashes = tuple(
+    if limit is not None and cage.op in ("+", "*") and len(cage.cells) >= BOUND_FROM:
+        rows = tuple(sorted(Counter(r for r, _ in cage.cells).values()))
+        cols = tuple(sorted(Counter(c for _, c in cage.cells).values()))
+        most = min(_count_bound(cage.op, cage.target, size, g) for g in {rows, cols})
+        if most > limit:
+            return None
+        if most == 0:  # the bound is exact about nothing fitting
+            return []
+    found = _tuples(cage.op, cage.target, size, _clashes(cage.cells), limit)
+    return None if found is None else list(found)
+
+
+@lru_cache(maxsize=4096)
+def _count_bound(op: str, target: int, size: int, groups: tuple[int, ...]) -> int:
+    """An upper bound on a cage's tuples, without listing them: the cells of each group (one
+    row, or one column) hold distinct digits, other clashes are ignored. Counted by sums (or
+    products dividing the target) over the groups, so a whole-grid cage costs microseconds."""
+    adding = op == "+"
+    reach: dict[int, int] = {0 if adding else 1: 1}
+    for m in groups:
+        ways = _distinct_values(m, size, adding)
+        step: dict[int, int] = {}
+        for value, count in reach.items():
+            for part, n in ways.items():
+                new = value + part if adding else value * part
+                if new <= target and (adding or not target % new):
+                    step[new] = step.get(new, 0) + count * n
+        reach = step
+        if not reach:
+            return 0
+    return reach.get(target, 0)
+
+
+@lru_cache(maxsize=128)
+def _distinct_values(m: int, size: int, adding: bool) -> dict[int, int]:
+    """Ordered m-tuples of distinct digits 1..size, counted by their sum (or product)."""
+    out: dict[int, int] = {}
+    order = factorial(m)
+    for subset in combinations(range(1, size + 1), m):
+        value = sum(subset) if adding else prod(subset)
+        out[value] = out.get(value, 0) + order
+    return out
+
+
+def _clashes(cells: Sequence[Cell]) -> tuple[tuple[int, ...], ...]:
+    """For each cell, the earlier cells of the cage in its row or column."""
+    return tuple(
         tuple(j for j in range(i) if cells[j][0] == cells[i][0] or cells[j][1] == cells[i][1])
         for i in range(len(cells))
     )
-    return list(_tuples(cage.op, cage.target, size, clashes))
+
+
+class _TooMany(Exception):
+    pass
 
 
 @lru_cache(maxsize=4096)
 def _tuples(
-    op: str, target: int, size: int, clashes: tuple[tuple[int, ...], ...]
-) -> tuple[tuple[int, ...], ...]:
+    op: str,
+    target: int,
+    size: int,
+    clashes: tuple[tuple[int, ...], ...],
+    limit: int | None = TUPLE_LIMIT,
+) -> tuple[tuple[int, ...], ...] | None:
     """Cached by shape: many cages share an op, a target and a pattern of clashing cells."""
     k = len(clashes)
     digits = range(1, size + 1)
@@ -150,6 +222,7 @@ def _tuples(
     chosen = [0] * k
     add = op != "*"
     last = k - 1
+    budget = [NODE_LIMIT if limit is not None else -1]
 
     def allowed(i: int, d: int) -> bool:
         for j in clashes[i]:
@@ -158,11 +231,16 @@ def _tuples(
         return True
 
     def fill(i: int, rest: int) -> None:
+        budget[0] -= 1
+        if budget[0] == 0:
+            raise _TooMany
         # the last cell's digit is forced by what is left of the target
         if i == last:
             if 1 <= rest <= size and allowed(i, rest):
                 chosen[i] = rest
                 out.append(tuple(chosen))
+                if limit is not None and len(out) > limit:
+                    raise _TooMany
             return
         if add:
             after = last - i  # cells still to fill after this one
@@ -178,8 +256,29 @@ def _tuples(
                     chosen[i] = d
                     fill(i + 1, rest // d)
 
-    fill(0, target)
+    try:
+        fill(0, target)
+    except _TooMany:
+        return None
     return tuple(out)
+
+
+def cage_reachable(cage: Cage, size: int) -> bool:
+    """Can digits 1..size reach the cage's target? Exact for cages small enough to list; for
+    larger ones the necessary bounds (k..k·N for a sum, prime factors ≤ N and at most N^k for a
+    product), leaving the rest to the solver, which then finds no solution."""
+    tuples = cage_tuples(cage, size)
+    if tuples is not None:
+        return bool(tuples)
+    k, target = len(cage.cells), cage.target
+    if cage.op == "+":
+        return k <= target <= k * size
+    if target < 1 or target > size**k:
+        return False
+    for p in range(2, size + 1):
+        while target % p == 0:
+            target //= p
+    return target == 1
 
 
 # -- building and checking ------------------------------------------------------------------
@@ -244,7 +343,7 @@ def build_puzzle(
                 spec.cell_lines.get(stray, spec.line),
             )
         cage = Cage(cells, spec.target, spec.op, spec.line)
-        if not cage_tuples(cage, size):
+        if not cage_reachable(cage, size):
             raise PuzzleError(
                 f"{what}: target {cage.clue} cannot be reached with digits 1..{size} "
                 f"in {len(cells)} cell{'s' if len(cells) > 1 else ''}",

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import reduce
+from math import prod
 from operator import and_, or_
 
 from tessera.models.kenken import KenKenPuzzle, cage_tuples
@@ -86,7 +87,12 @@ class _Plan:
         ]
         self.cage_cells: list[tuple[int, ...]] = []
         self.cage_of = [0] * self.ncells
-        self.tuples: list[list[int]] = []
+        # None for a cage too large to list (see models.kenken.TUPLE_LIMIT): bounds instead
+        self.tuples: list[list[int] | None] = []
+        self.ops = [cage.op for cage in puzzle.cages]
+        # per cage: the positions of its cells grouped by grid row (distinct digits)
+        self.cage_rows: list[list[list[int]]] = []
+        self.targets = [cage.target for cage in puzzle.cages]
         # per cage: [(bit offset of the line slice, cells of that line outside the cage)]
         self.lines: list[list[tuple[int, tuple[int, ...]]]] = []
         # failures seen per cage: the search prefers cells in cages that keep failing
@@ -102,9 +108,18 @@ class _Plan:
                 if len(inside) >= 2:
                     groups.append((inside, tuple(u for u in unit if u not in cells)))
             base = len(cells) * n
+            by_row: dict[int, list[int]] = {}
+            for i, (r, _) in enumerate(cage.cells):
+                by_row.setdefault(r, []).append(i)
+            self.cage_rows.append(list(by_row.values()))
+            tuples = cage_tuples(cage, n)
+            if tuples is None:
+                self.lines.append([])
+                self.tuples.append(None)
+                continue
             self.lines.append([(base + j * n, others) for j, (_, others) in enumerate(groups)])
             packed = []
-            for digits in cage_tuples(cage, n):
+            for digits in tuples:
                 bits = 0
                 for i, d in enumerate(digits):
                     bits |= 1 << (i * n + d - 1)
@@ -120,7 +135,7 @@ class _State:
 
     __slots__ = ("dom", "tups", "uni")
 
-    def __init__(self, dom: list[int], tups: list[list[int]], uni: list[int]) -> None:
+    def __init__(self, dom: list[int], tups: list[list[int] | None], uni: list[int]) -> None:
         self.dom, self.tups, self.uni = dom, tups, uni
 
     def copy(self) -> _State:
@@ -130,11 +145,11 @@ class _State:
 def _initial(plan: _Plan, level: int) -> _State | None:
     state = _State(
         [plan.full] * plan.ncells,
-        [list(t) for t in plan.tuples],
-        [reduce(or_, t, 0) for t in plan.tuples],
+        [None if t is None else list(t) for t in plan.tuples],
+        [-1] * len(plan.tuples),
     )
     for k, tups in enumerate(state.tups):
-        if not tups:
+        if tups is not None and not tups:
             return None
         state.uni[k] = -1  # force a first revision of every cage
     if not _propagate(plan, state, set(range(len(plan.cage_cells))), [], level):
@@ -174,6 +189,11 @@ def _propagate(plan: _Plan, state: _State, dirty: set[int], singles: list[int], 
                 forbid |= (full ^ dom[cell]) << shift
                 shift += n
             if not (forbid & uni[k]) and not forced:
+                continue
+            if tups[k] is None:  # too large to list: uni[k] stays -1, so every change gets here
+                if not _bounds(plan, k, dom, singles):
+                    plan.weight[k] += 1
+                    return False
                 continue
             survivors = [t for t in tups[k] if not t & forbid]
             if not survivors:
@@ -237,6 +257,97 @@ def _propagate(plan: _Plan, state: _State, dirty: set[int], singles: list[int], 
                         changed = True
         if not changed:
             return True
+
+
+def _bounds(plan: _Plan, k: int, dom: list[int], singles: list[int]) -> bool:
+    """Revise a cage too large to list its tuples, by bounds: each cell keeps the digits d
+    for which the other cells' smallest and largest sum (or product) can still make the
+    target. The cells of one row are distinct, so a row's part is at least its m smallest
+    digits (a whole-grid `126+` cage is decided at once). Repeated until nothing changes
+    (unlike a tuple filter, one pass is not enough); exact once every cell is fixed, so the
+    search stays correct. False on a contradiction."""
+    cells, target, full = plan.cage_cells[k], plan.targets[k], plan.full
+    adding = plan.ops[k] == "+"
+    changed = True
+    while changed:
+        keep = _bound_masks([dom[cell] for cell in cells], plan.cage_rows[k], target, adding)
+        if keep is None:
+            return False
+        changed = False
+        for cell, mask in zip(cells, keep, strict=True):
+            d = dom[cell] & mask & full
+            if d != dom[cell]:
+                if not d:
+                    return False
+                dom[cell] = d
+                changed = True
+                if not d & (d - 1):
+                    singles.append(cell)
+    return True
+
+
+def _combine(values: Sequence[int], adding: bool) -> int:
+    return sum(values) if adding else prod(values)
+
+
+def _span(doms: Sequence[int], adding: bool) -> tuple[int, int] | None:
+    """Smallest and largest sum (or product) of distinct digits, one from each domain (the
+    cells of one row of a cage); None when the domains hold fewer digits than cells."""
+    union = 0
+    for d in doms:
+        union |= d
+    digits = [i + 1 for i in range(union.bit_length()) if union >> i & 1]
+    m = len(doms)
+    if len(digits) < m:
+        return None
+    lows = [(d & -d).bit_length() for d in doms]
+    highs = [d.bit_length() for d in doms]
+    low = max(_combine(lows, adding), _combine(digits[:m], adding))
+    high = min(_combine(highs, adding), _combine(digits[len(digits) - m :], adding))
+    return (low, high) if low <= high else None
+
+
+def _bound_masks(
+    doms: list[int], rows: list[list[int]], target: int, adding: bool
+) -> list[int] | None:
+    """Per cell of the cage (cage order), the digits the bounds allow; None if none can."""
+    spans = []
+    for members in rows:
+        span = _span([doms[i] for i in members], adding)
+        if span is None:
+            return None
+        spans.append(span)
+    total_low = _combine([lo for lo, _ in spans], adding)
+    total_high = _combine([hi for _, hi in spans], adding)
+    if not total_low <= target <= total_high:
+        return None
+    masks = [0] * len(doms)
+    for (g_low, g_high), members in zip(spans, rows, strict=True):
+        for i in members:
+            if len(members) == 1:
+                rest_low, rest_high = (0, 0) if adding else (1, 1)
+            else:
+                rest = _span([doms[j] for j in members if j != i], adding)
+                if rest is None:
+                    return None
+                rest_low, rest_high = rest
+            if adding:
+                lo = total_low - g_low + rest_low
+                hi = total_high - g_high + rest_high
+                a, b = max(1, target - hi), target - lo
+                masks[i] = 0 if b < a else ((1 << b) - 1) & ~((1 << (a - 1)) - 1)
+            else:
+                lo = total_low // g_low * rest_low
+                hi = total_high // g_high * rest_high
+                mask, d = 0, doms[i]
+                while d:
+                    bit = d & -d
+                    digit = bit.bit_length()
+                    if not target % digit and lo <= target // digit <= hi:
+                        mask |= bit
+                    d ^= bit
+                masks[i] = mask
+    return masks
 
 
 def _grid(plan: _Plan, dom: Sequence[int]) -> Grid:
@@ -514,6 +625,10 @@ def known_digits(puzzle: KenKenPuzzle, choices: Sequence[int] = ()) -> Grid:
 # -- the exact-cover formulation (the benchmark's reference, and an independent check) -----
 
 
+#: The exact-cover reference lists every tuple; past this it refuses rather than fill memory.
+EXACT_COVER_LIMIT = 200_000
+
+
 def exact_cover_problem(puzzle: KenKenPuzzle) -> tuple[ExactCoverProblem, list[tuple[int, tuple]]]:
     """KenKen as exact cover: one row per (cage, candidate tuple), covering the cage, its
     cells and the (row, digit) and (column, digit) pairs it uses. Returns the problem and
@@ -523,7 +638,10 @@ def exact_cover_problem(puzzle: KenKenPuzzle) -> tuple[ExactCoverProblem, list[t
     meaning: list[tuple[int, tuple]] = []
     base_row, base_col, base_cage = n * n, 2 * n * n, 3 * n * n
     for k, cage in enumerate(puzzle.cages):
-        for digits in cage_tuples(cage, n):
+        tuples = cage_tuples(cage, n, EXACT_COVER_LIMIT)
+        if tuples is None:
+            raise ValueError(f"cage {cage.clue} has over {EXACT_COVER_LIMIT} digit tuples")
+        for digits in tuples:
             columns = [base_cage + k]
             for (r, c), d in zip(cage.cells, digits, strict=True):
                 columns += [r * n + c, base_row + r * n + d - 1, base_col + c * n + d - 1]

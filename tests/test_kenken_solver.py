@@ -177,3 +177,67 @@ def test_generator_meets_the_difficulty(difficulty):
     made = generate(6, seed=5, difficulty=difficulty)
     assert made.puzzle.difficulty == difficulty == grade(made.puzzle)
     assert count_solutions(made.puzzle, limit=2) == 1
+
+
+# -- cages too large to list: propagated by bounds (issue 11) -------------------------------
+
+
+def _random_cages(size: int, seed: int, op: str) -> KenKenPuzzle:
+    """Big cages (whole rows, or 3-cell L shapes) over a Latin square, all + or all ×."""
+    import random
+
+    from tessera.models.kenken import cage_value
+
+    rng = random.Random(seed)
+    square = latin_square(size, rng)
+    cages = []
+    for r in range(0, size, 2):
+        cells = [(r, c) for c in range(size)]
+        if r + 1 < size:
+            cells += [(r + 1, c) for c in range(rng.randrange(size))]
+        cages.append(cells)
+    taken = {cell for cells in cages for cell in cells}
+    cages += [
+        [cell] for cell in ((r, c) for r in range(size) for c in range(size)) if cell not in taken
+    ]
+    return KenKenPuzzle(
+        size,
+        tuple(
+            Cage(
+                tuple(sorted(cells)),
+                cage_value(op if len(cells) > 1 else "", [square[r][c] for r, c in cells]),
+                op if len(cells) > 1 else "",
+            )
+            for cells in cages
+        ),
+    )
+
+
+@pytest.mark.parametrize("op", ["+", "*"])
+@pytest.mark.parametrize("seed", range(4))
+def test_bounds_propagation_finds_what_the_tuples_find(monkeypatch, op, seed):
+    """With every cage of 3+ cells forced to bounds mode, the same solutions come out."""
+    import tessera.solvers.kenken as solver
+
+    puzzle = _random_cages(5, seed, op)
+    expected = {tuple(map(tuple, g)) for g in islice(KenKenSearch(puzzle).solutions(), 300)}
+    real = solver.cage_tuples
+
+    def unlisted(cage, size, limit=None):
+        return None if len(cage.cells) >= 3 else real(cage, size)
+
+    monkeypatch.setattr(solver, "cage_tuples", unlisted)
+    found = list(islice(KenKenSearch(puzzle).solutions(), 300))
+    assert all(puzzle.is_solution(g) for g in found)
+    assert {tuple(map(tuple, g)) for g in found} == expected
+
+
+def test_cages_too_large_to_list_load_fast_and_solve():
+    from tessera.models.keen_id import decode_keen_id
+    from tessera.models.kenken import cage_tuples
+
+    puzzle = decode_keen_id("6:yyj,a126")
+    assert cage_tuples(puzzle.cages[0], 6) is None
+    assert count_solutions(puzzle, 2) == 2
+    nine = KenKenPuzzle(9, (Cage(tuple((r, c) for r in range(9) for c in range(9)), 405, "+"),))
+    assert len(solve(nine, 1)) == 1
