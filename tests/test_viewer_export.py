@@ -232,10 +232,13 @@ def test_an_unknown_extension_is_refused_up_front(tmp_path, capsys, command, nam
     assert not list(tmp_path.iterdir())
 
 
-def test_headless_render_leaves_stderr_empty(tmp_path):
-    """No display at all: VTK goes straight to EGL, without the "bad X server" warning."""
+@pytest.mark.parametrize("display", [None, ":77"], ids=["no DISPLAY", "dead DISPLAY"])
+def test_headless_render_leaves_stderr_empty(tmp_path, display):
+    """No usable display: VTK goes straight to EGL, without the "bad X server" warning."""
     out = tmp_path / "x.png"
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "VTK_DEFAULT_OPENGL_WINDOW")}
+    if display:
+        env["DISPLAY"] = display  # no X server there
     result = subprocess.run(
         [sys.executable, "-m", "tessera", "render", "soma", "--size", "160x120", "--out", str(out)],
         capture_output=True, text=True, env=env, timeout=120,
@@ -247,6 +250,20 @@ def test_headless_render_leaves_stderr_empty(tmp_path):
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 50  # a real picture: many colours
     pieces = [c for c in load("soma").puzzle.colors() if colour_mask(image, c).sum() > 20]
     assert len(pieces) >= 5, pieces
+
+
+def test_headless_animate_leaves_stderr_empty(tmp_path):
+    out = tmp_path / "x.gif"
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "VTK_DEFAULT_OPENGL_WINDOW")}
+    argv = ["animate", "soma", "--size", "64x48", "--frames-per-step", "1", "--out", str(out)]
+    result = subprocess.run(
+        [sys.executable, "-m", "tessera", *argv],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    frames = iio.imread(out, index=None)
+    assert frames.shape == (8, 48, 64, 3) and frames[-1].std() > 20
 
 
 def test_cancelling_an_animation_keeps_the_previous_file(tmp_path, soma):
