@@ -27,12 +27,15 @@ _OLD = ".old-"
 
 
 def _hidden_name(final: Path, tag: str, suffix: str) -> str:
+    """A hidden sibling name: dot first so file browsers and globs skip it, our pid so a later
+    writer can tell a dead writer's leftover from a live one's work, the suffix for encoders."""
     return (
         f".{final.stem if suffix else final.name}{tag}{os.getpid()}-{secrets.token_hex(4)}{suffix}"
     )
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (a reused id only means a leftover stays)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -55,6 +58,7 @@ def _leftover_pid(name: str, final: Path, tag: str, suffix: str) -> int | None:
 
 
 def _remove(path: Path) -> None:
+    """Best-effort cleanup: never let tidying up hide the error that made it necessary."""
     try:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
