@@ -536,6 +536,9 @@ def disassemble(
         raise ValueError("no pieces")
     if node_limit < 1:
         raise ValueError("the node limit must be at least 1")
+    every = np.vstack(cells)
+    if len(np.unique(every, axis=0)) != len(every):
+        raise ValueError("two pieces share a cell: not an assembly")
     run = _Run(cells, groups, node_limit)
     pieces = tuple(range(len(cells)))
     try:

@@ -218,6 +218,13 @@ def test_a_group_may_stay_together() -> None:
     replay([shell, [(1, 1, 1)], lid], result, groups=[1, 1, 0])
 
 
+def test_bad_assemblies_are_refused() -> None:
+    with pytest.raises(ValueError, match="share a cell"):
+        disassemble([[(0, 0, 0), (1, 0, 0)], [(1, 0, 0)]])
+    with pytest.raises(ValueError, match="group"):
+        disassemble([[(0, 0, 0)], [(1, 0, 0)]], groups=[1])
+
+
 def test_node_limit_gives_up_clearly() -> None:
     pieces = corridor()
     result = disassemble(pieces, node_limit=1)
