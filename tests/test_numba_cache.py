@@ -21,7 +21,9 @@ import pytest
 from tessera import _numba_cache
 from tests._paths import ROOT
 
-PACKAGE_PARTS = ("__init__.py", "__main__.py", "_numba_cache.py", "models", "solvers", "cli")
+PACKAGE_PARTS = (
+    "__init__.py", "__main__.py", "_numba_cache.py", "models", "solvers", "viewer", "cli",
+)  # fmt: skip
 NOBODY = 65534
 AS_ROOT = os.geteuid() == 0
 DROP_TO_NOBODY = [
