@@ -200,7 +200,7 @@ def _preplaced(
                 path,
                 line,
             )
-        if geometry.canonical_key(found) != piece.shape_key:
+        if geometry.key(found) not in _orientation_keys(piece.name):
             # yass takes such cells out of the figure with the piece all the same (its count
             # for misshapen_preplace is of that figure), so this is a warning, not an error
             warnings.append(
@@ -229,6 +229,14 @@ def _parts(cells: list[tuple[int, int, int]]) -> list[list[tuple[int, int, int]]
                     stack.append(n)
         parts.append(part)
     return parts
+
+
+@cache
+def _orientation_keys(name: str) -> frozenset[tuple[int, ...]]:
+    """The keys of a Soma piece's 24 orientations: a pre-placed piece has its piece's shape
+    when its normalised cells are one of them."""
+    piece = next(p for p in soma_pieces() if p.name == name)
+    return frozenset(tuple(o.ravel().tolist()) for o in piece.orientations)
 
 
 @cache

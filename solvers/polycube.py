@@ -20,7 +20,7 @@ from functools import cached_property
 import numpy as np
 
 from tessera.models.errors import PuzzleError
-from tessera.models.polycube import Placement, PolycubePuzzle
+from tessera.models.polycube import Piece, Placement, PolycubePuzzle
 from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
 from tessera.solvers.search_control import Progress
 
@@ -80,7 +80,7 @@ class PlacementTable:
         flat = occupied.ravel()
         base = offsets @ strides  # where each offset starts in the flat padded grid
         for piece in puzzle.pieces:
-            shapes = np.stack(piece.orientations)  # (orientations, size, 3)
+            shapes = _stacked_orientations(piece)  # (orientations, size, 3)
             n_orient, size = shapes.shape[:2]
             steps = shapes @ strides  # (orientations, size): each cell's step from its offset
             # orientation by orientation when the whole block would be large
@@ -123,6 +123,21 @@ class PlacementTable:
                 found = [self.placement(piece, i) for i in range(self.count(piece))]
                 self._objects[piece] = found
             return found
+
+
+_stacked: dict[tuple[int, ...], np.ndarray] = {}
+
+
+def _stacked_orientations(piece: Piece) -> np.ndarray:
+    """A piece's orientations as one array, kept by shape: a figure library reuses the same
+    seven pieces hundreds of times."""
+    key = tuple(piece.cells.ravel().tolist())
+    found = _stacked.get(key)
+    if found is None:
+        if len(_stacked) > 4096:
+            _stacked.clear()
+        found = _stacked[key] = np.stack(piece.orientations)
+    return found
 
 
 def row_keys(ids: np.ndarray) -> np.ndarray:
