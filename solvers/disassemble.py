@@ -127,6 +127,17 @@ class Disassembly:
         """For sorting by level: hardest first is `sorted(..., key=..., reverse=True)`."""
         return tuple(int(v) for v in self.level.split(".")) if self.level else ()
 
+    def frames(self, n_pieces: int) -> list[np.ndarray]:
+        """Every piece's offset from its assembled place, before the first move and after
+        each move: what a viewer plays (backwards, for an assembly). A removed group stays
+        parked where its removal leaves it, clear of the rest of its part."""
+        at = np.zeros((n_pieces, 3), np.int64)
+        out = [at.copy()]
+        for move in self.moves:
+            at[list(move.pieces)] += np.asarray(move.by, np.int64)
+            out.append(at.copy())
+        return out
+
     def as_dict(self) -> dict:
         return {
             "level": self.level,

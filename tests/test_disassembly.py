@@ -146,6 +146,16 @@ def tube_with_interlock() -> list[list[tuple[int, int, int]]]:
     return [sorted(tube), U_SHAPE, PLUG]
 
 
+def test_frames_follow_the_moves() -> None:
+    result = disassemble(corridor())
+    frames = result.frames(2)
+    assert [f.tolist() for f in frames] == [
+        [[0, 0, 0], [0, 0, 0]],
+        [[0, 0, 0], [1, 0, 0]],
+        [[0, 0, 0], [1, 2, 0]],
+    ]
+
+
 def test_group_move_takes_two_pieces_out_together() -> None:
     pieces = tube_with_interlock()
     result = disassemble(pieces)
