@@ -42,12 +42,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
         argv = ["view"]
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
     try:
+        # Building the parser imports every family (numpy, numba): Ctrl-C there is a clean
+        # exit too, not a traceback.
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
         return int(args.func(args) or 0)
     except PuzzleError as exc:
         print(f"tessera: error: {exc}", file=sys.stderr)
@@ -56,7 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(str(exc) or "no solution", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("tessera: interrupted", file=sys.stderr)
+        from tessera.__main__ import interrupted
+
+        interrupted()
         return 130
     except BrokenPipeError:
         return 0

@@ -12,7 +12,6 @@ from tessera.models.keen_id import (
     encode_walls,
     looks_like_keen_id,
 )
-from tessera.models.kenken import load_kenken
 from tessera.solvers.exact_cover import ExactCoverSearch
 from tessera.solvers.kenken import count_solutions, exact_cover_problem, grid_from_rows, solve
 from tessera.solvers.kenken_generate import generate

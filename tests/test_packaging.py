@@ -43,7 +43,7 @@ def test_the_wheel_holds_one_namespace_with_its_assets(wheel):
     assert "tessera/assets/icons/tessera.svg" in names
     assert not any(n.startswith("tessera/tests/") or "/screenshots/" in n for n in names)
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "tessera = tessera.cli.main:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "tessera = tessera.__main__:run" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
 def test_the_installed_wheel_works_from_another_folder(wheel, tmp_path):
