@@ -13,11 +13,13 @@ accumulate junk next to the user's files.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import secrets
 import shutil
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -192,13 +194,44 @@ def _fsync_tree(folder: Path) -> None:
         fsync_path(root, directory=True)
 
 
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two existing paths in one step (Linux `renameat2(RENAME_EXCHANGE)`), so there is no
+    moment with neither at `b`. False where the system or file system cannot; then the caller
+    falls back to two renames."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # not glibc 2.28+ (or musl 1.2.5+)
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
 class AtomicDir:
     """A temporary sibling folder that replaces `final` as a whole on `commit`.
 
     With no folder at `final`, one rename puts the new folder in place. With an old one, it is
-    renamed aside first, the new one renamed in, and the old one deleted: a kill between the two
-    renames leaves no folder at `final` (never a mix), and the next write puts the old one back
-    if nothing replaced it (`sweep_leftovers`)."""
+    swapped with the new one in one step where Linux allows (`exchange`) and then deleted.
+    Elsewhere it is renamed aside, the new one renamed in, and the old one deleted: a kill
+    between those two renames leaves no folder at `final` (never a mix), and the next write puts
+    the old one back if nothing replaced it (`sweep_leftovers`)."""
 
     def __init__(self, final: str | Path) -> None:
         self.final = _resolve(final)
@@ -228,6 +261,9 @@ class AtomicDir:
         assert self.tmp is not None
         if not self.final.is_dir():
             os.rename(self.tmp, self.final)
+            return
+        if exchange(self.tmp, self.final):
+            _remove(self.tmp)  # now the old folder; a kill here leaves a dead pid's leftover
             return
         old = self.final.parent / _hidden_name(self.final, _OLD, "")
         os.rename(self.final, old)

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from tessera.models import atomic
 from tessera.models.atomic import atomic_dir, atomic_path, atomic_write, sweep_leftovers
 
 
@@ -88,7 +89,10 @@ def test_leftovers_of_a_killed_writer_are_cleared(tmp_path):
     assert final.read_bytes() == b"good"
 
 
-def test_folder_is_replaced_whole(tmp_path):
+@pytest.mark.parametrize("swap", ["exchange", "two renames"])
+def test_folder_is_replaced_whole(tmp_path, monkeypatch, swap):
+    if swap == "two renames":  # systems without renameat2(RENAME_EXCHANGE)
+        monkeypatch.setattr(atomic, "exchange", lambda a, b: False)
     final = tmp_path / "stl"
     final.mkdir()
     (final / "old.stl").write_text("old")
