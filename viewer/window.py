@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QInputDialog, QMainWindow
 
@@ -326,6 +326,9 @@ class MainWindow(QMainWindow):
     # -- screenshots and teardown ------------------------------------------------------------------
     def save_screenshot(self, path: str | Path) -> bool:
         """A grab of the whole window, 3D view included (what a person sees)."""
+        # a label whose text just changed (the solution count) is laid out on the next event
+        # loop pass; a grab does not wait for it, so lay out now or the text comes out cut
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
         self.plotter.render_still()
         return self.grab().save(str(path))
 
