@@ -291,8 +291,12 @@ def _search(cells, starts, init, node_limit):
     ckeys = np.full(1024, -1, np.int64)
     cvals = np.empty((1024, 6), np.int32)
     ccount = 0
+    code = _STUCK
+    goal = np.int64(-1)
+    rmask = np.int64(0)
+    rdir = np.int64(-1)
     head = 0
-    while head < count:
+    while head < count and code == _STUCK:
         s = head
         head += 1
         for a in range(width):
@@ -337,10 +341,11 @@ def _search(cells, starts, init, node_limit):
                     best_size = size
                     best = g
         if best >= 0:
-            return (
-                _FOUND, states[:count], parent[:count], mmask[:count], mdir[:count],
-                mdist[:count], count, s, all_mask[best], np.int64(all_dir[best]),
-            )  # fmt: skip
+            code = _FOUND
+            goal = s
+            rmask = all_mask[best]
+            rdir = np.int64(all_dir[best])
+            break
         # children of single pieces first, then of pairs, ...: the breadth-first tree then
         # prefers moving few pieces, as BurrTools' disassemblies do
         for g in range(total):
@@ -381,10 +386,8 @@ def _search(cells, starts, init, node_limit):
                 if seen:
                     continue
                 if count >= node_limit:
-                    return (
-                        _LIMIT, states[:count], parent[:count], mmask[:count],
-                        mdir[:count], mdist[:count], count, -1, np.int64(0), np.int64(-1),
-                    )  # fmt: skip
+                    code = _LIMIT
+                    break
                 if count >= cap:
                     grown = cap * 2
                     if grown > node_limit:
@@ -425,9 +428,11 @@ def _search(cells, starts, init, node_limit):
                         while table[slot] >= 0:
                             slot = (slot + np.uint64(1)) & np.uint64(tsize - 1)
                         table[slot] = t
+            if code != _STUCK:
+                break
     return (
-        _STUCK, states[:count], parent[:count], mmask[:count], mdir[:count], mdist[:count],
-        count, -1, np.int64(0), np.int64(-1),
+        code, states[:count], parent[:count], mmask[:count], mdir[:count], mdist[:count],
+        count, goal, rmask, rdir,
     )  # fmt: skip
 
 
