@@ -19,6 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
+from tessera.models import geometry
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import Piece, Placement, PolycubePuzzle
 from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
@@ -80,7 +81,7 @@ class PlacementTable:
         flat = occupied.ravel()
         base = offsets @ strides  # where each offset starts in the flat padded grid
         for piece in puzzle.pieces:
-            shapes = _stacked_orientations(piece)  # (orientations, size, 3)
+            shapes = piece_orientations(piece)  # (orientations, size, 3)
             n_orient, size = shapes.shape[:2]
             steps = shapes @ strides  # (orientations, size): each cell's step from its offset
             # orientation by orientation when the whole block would be large
@@ -125,19 +126,55 @@ class PlacementTable:
             return found
 
 
-_stacked: dict[tuple[int, ...], np.ndarray] = {}
+#: The 24 rotations as one array, in `geometry.rotations()` order.
+_ROTATIONS = np.stack(geometry.rotations())
+_MIRROR = np.array([-1, 1, 1], np.int64)
+
+_shapes: dict[tuple[int, ...], tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]] = {}
 
 
-def _stacked_orientations(piece: Piece) -> np.ndarray:
-    """A piece's orientations as one array, kept by shape: a figure library reuses the same
-    seven pieces hundreds of times."""
-    key = tuple(piece.cells.ravel().tolist())
-    found = _stacked.get(key)
+def _shape_facts(cells: np.ndarray) -> tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]:
+    """(orientations stacked, shape key, mirror key) of a shape, all equal to what
+    `models.geometry` gives (`Piece.orientations`, `shape_key`, `mirror_key`) but from one
+    numpy pass over the 24 rotations, and kept by shape: a program loading the Soma pieces,
+    or a figure library reusing them hundreds of times, computes them once."""
+    cells = geometry.normalise(cells)
+    key = tuple(cells.ravel().tolist())
+    found = _shapes.get(key)
     if found is None:
-        if len(_stacked) > 4096:
-            _stacked.clear()
-        found = _stacked[key] = np.stack(piece.orientations)
+        if len(_shapes) > 4096:
+            _shapes.clear()
+        stacked, shape_key = _orientations(cells)
+        _, mirror_key = _orientations(geometry.normalise(cells * _MIRROR))
+        found = _shapes[key] = (stacked, shape_key, mirror_key)
     return found
+
+
+def _orientations(cells: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
+    """Distinct normalised orientations in the order of the first rotation that makes each
+    (as `geometry.orientations`), and the smallest one's key (`geometry.canonical_key`)."""
+    moved = np.einsum("gij,nj->gni", _ROTATIONS, cells)
+    moved -= moved.min(axis=1, keepdims=True)
+    base = int(moved.max()) + 1
+    # one number per cell orders cells as lexsort by x, then y, then z does
+    codes = np.sort((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2], axis=1)
+    _, first = np.unique(codes, axis=0, return_index=True)
+    keep = np.sort(first)
+    codes = codes[keep]
+    shapes = np.stack([codes // (base * base), codes // base % base, codes % base], axis=2)
+    smallest = shapes[np.lexsort(codes.T[::-1])[0]]
+    return shapes, tuple(smallest.ravel().tolist())
+
+
+def piece_orientations(piece: Piece) -> np.ndarray:
+    """A piece's orientations as one (orientations, size, 3) array (see `_shape_facts`)."""
+    return _shape_facts(piece.cells)[0]
+
+
+def piece_keys(piece: Piece) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(shape key, mirror key) of a piece, equal to `Piece.shape_key` and `Piece.mirror_key`."""
+    _, shape_key, mirror_key = _shape_facts(piece.cells)
+    return shape_key, mirror_key
 
 
 def row_keys(ids: np.ndarray) -> np.ndarray:

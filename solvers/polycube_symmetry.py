@@ -41,6 +41,7 @@ from tessera.solvers.polycube import (
     PackingProblem,
     PolycubeSolution,
     check_size,
+    piece_keys,
     placement_table,
     row_keys,
 )
@@ -128,10 +129,14 @@ class TargetGroup:
 
     @staticmethod
     def _mirror_types(puzzle: PolycubePuzzle) -> tuple[int, ...] | None:
-        by_shape = {(p.shape_key, p.copies): t for t, p in enumerate(puzzle.pieces)}
+        keys = [piece_keys(p) for p in puzzle.pieces]
+        by_shape = {
+            (key[0], p.copies): t
+            for t, (p, key) in enumerate(zip(puzzle.pieces, keys, strict=True))
+        }
         out = []
-        for p in puzzle.pieces:
-            t = by_shape.get((p.mirror_key, p.copies))
+        for p, (_, mirror_key) in zip(puzzle.pieces, keys, strict=True):
+            t = by_shape.get((mirror_key, p.copies))
             if t is None:
                 return None
             out.append(t)
@@ -168,8 +173,35 @@ class TargetGroup:
     def has_improper(self) -> bool:
         return bool((~self.proper).any())
 
+    @cached_property
+    def _map_lists(self) -> dict[int, list[int]]:
+        """Each element's cell map as a Python list, by element id: mapping a handful of cells
+        through a list is several times cheaper than through numpy."""
+        return {id(g): g.cell_map.tolist() for g in self.elements}
+
     def image(self, g: GroupElement, cells: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple(sorted(g.cell_map[list(cells)].tolist()))
+        cell_map = self._map_lists.get(id(g))
+        if cell_map is None:
+            return tuple(sorted(g.cell_map[list(cells)].tolist()))
+        return tuple(sorted([cell_map[c] for c in cells]))
+
+    def classify(
+        self, items: list[tuple[int, tuple[int, ...]]], elements: Sequence[GroupElement]
+    ) -> tuple[tuple, bool]:
+        """For a solution given as (piece type, cells) pairs: its canonical form under
+        `elements` (equal to `canonical()`), and whether an improper element fixes it (then it
+        is its own mirror image). One pass instead of `canonical()` plus `stabiliser()`."""
+        me = tuple(sorted(items))
+        best = None
+        mirror_fixed = False
+        for g in elements:
+            type_map = g.type_map
+            encoded = tuple(sorted([(type_map[t], self.image(g, cells)) for t, cells in items]))
+            if best is None or encoded < best:
+                best = encoded
+            if not g.proper and encoded == me:
+                mirror_fixed = True
+        return (best if best is not None else me), mirror_fixed
 
     def encode(self, solution: PolycubeSolution, g: GroupElement | None = None):
         """A hashable form of the solution's image under g: sorted (type, cells) pairs."""
@@ -285,13 +317,22 @@ def _orbit_tables(group: TargetGroup, pieces: Sequence[int]) -> dict[int, _Orbit
         rows[start : start + n, 1 : 1 + table.cells[t].shape[1]] = table.cells[t]
         start += n
     maps = np.hstack([group.cell_maps, np.full((group.order, 1), n_cells, np.int64)])
-    images = np.empty((group.order, *rows.shape), np.int64)
-    images[:, :, 0] = rows[:, 0]
-    images[:, :, 1:] = np.sort(maps[:, rows[:, 1:]], axis=2)
-    keys = row_keys(rows)
+    type_bits = max(pieces).bit_length()
+    if n_cells + type_bits <= 62:
+        # a placement as one integer: its cells as bits, its piece above them (no sorting)
+        bits = np.zeros(n_cells + 1, np.int64)
+        bits[:n_cells] = np.left_shift(1, np.arange(n_cells, dtype=np.int64))
+        piece_bits = rows[:, 0] << n_cells
+        keys = bits[rows[:, 1:]].sum(axis=1) | piece_bits
+        image_keys = bits[maps[:, rows[:, 1:]]].sum(axis=2) | piece_bits
+    else:
+        images = np.empty((group.order, *rows.shape), np.int64)
+        images[:, :, 0] = rows[:, 0]
+        images[:, :, 1:] = np.sort(maps[:, rows[:, 1:]], axis=2)
+        keys = row_keys(rows)
+        image_keys = row_keys(images)
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
-    image_keys = row_keys(images)
     pos = np.minimum(np.searchsorted(sorted_keys, image_keys), len(keys) - 1)
     assert (sorted_keys[pos] == image_keys).all(), "a symmetry moved a placement outside"
     image_index = order[pos]  # (order, placements): where each element sends each one
@@ -471,21 +512,22 @@ class ClassSearch(Search):
             by_cells = {o.representative.cells: o for o in orbits or ()}
             seen: set = set()
             fixed = classes = rot = 0
+            placements = problem.placements
+            given = [(p.piece, p.cells) for p in problem.fixed]
             for rows in search.solutions(report):
-                sol = problem.solution(rows)
+                items = given + [(p.piece, p.cells) for p in (placements[r] for r in rows)]
                 orbit = None
                 if orbits is not None:
-                    anchor = next(p for p in sol.pieces if p.piece == self.anchor_piece)
-                    orbit = by_cells[anchor.placement.cells]
+                    anchor = next(cells for t, cells in items if t == self.anchor_piece)
+                    orbit = by_cells[anchor]
                 fixed += orbit.size if orbit is not None else 1
-                elements = list(orbit.stabiliser) if orbit else self.group.elements
-                canon = (id(orbit), self.group.canonical(sol, elements))
-                if canon in seen:
+                elements = orbit.stabiliser if orbit else self.group.elements
+                canon, mirror_fixed = self.group.classify(items, elements)
+                if (id(orbit), canon) in seen:
                     continue
-                seen.add(canon)
+                seen.add((id(orbit), canon))
                 classes += 1
-                stab = self.group.stabiliser(sol, elements)
-                rot += 1 if any(not g.proper for g in stab) else doubles
+                rot += 1 if mirror_fixed else doubles
             return fixed, classes, rot, search.cancelled and not search.done
         finally:
             with self._lock:
