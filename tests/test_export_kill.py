@@ -2,13 +2,15 @@
 the previous file byte for byte, or the complete new one, never a torn file (issue #11).
 
 For each export kind (PNG, GIF, MP4, HTML, STL folder) one full run writes the previous good
-"A" and times how long writing lasts; then `TESSERA_KILLS` runs (default 3) of a distinguishable
+"A" and times how long writing lasts; then `TESSERA_KILLS` runs (default 2) of a distinguishable
 "B" are SIGKILLed at seeded random moments after they have started writing (detected by polling
 for a non-empty temporary file or a change at the final path, so the test is just as able to
 catch a writer that is not atomic). For the MP4, one more run gets Ctrl-C (SIGINT to its process
-group, as a terminal sends it) and must exit 130 leaving the previous video. For the quick kinds
-(and the MP4) a last full run must succeed and clear the killed runs' leftovers; the slow PNG and
-GIF skip it to keep the default run near a minute (the clearing is one mechanism for all).
+group, as a terminal sends it) and must exit 130 leaving the previous video and no temporary
+file, its own or the killed runs'. For the quick kinds (HTML, STL) a last full run must succeed
+and clear the killed runs' leftovers; the slow PNG and GIF skip it to keep the default run near
+a minute (every run of a `tessera` command costs about 3 s of CPU, mostly imports; the clearing
+is one mechanism for all).
 `TESSERA_KILLS=100 pytest tests/test_export_kill.py` is the long fuzz; `TESSERA_KILL_SEED`
 picks other moments.
 """
@@ -34,7 +36,7 @@ from tessera.cli.polycube import load_any_polycube
 from tessera.models.mesh import read_stl, weld
 from tessera.models.stl_export import piece_parts
 
-KILLS = int(os.environ.get("TESSERA_KILLS", "3"))
+KILLS = int(os.environ.get("TESSERA_KILLS", "2"))
 SEED = int(os.environ.get("TESSERA_KILL_SEED", "11"))
 RUN_LIMIT = 180.0  # seconds any one run may take before the test gives up on it
 
@@ -269,7 +271,7 @@ def test_a_killed_export_leaves_the_previous_file_or_the_new_one(tmp_path, kind)
     print(f"{kind.name}: {KILLS} kills -> {counts}, 0 broken")
     if kind.name == "mp4":
         ctrl_c_while_writing(kind, out)
-    if kind.name in ("png", "gif"):
+    if kind.name in ("png", "gif", "mp4"):
         return
     code, _, err = Run(command(kind, kind.argv_b, out), out).finish()
     assert code == 0, err
