@@ -22,6 +22,7 @@ from collections.abc import Callable
 import networkx as nx
 
 from tessera.models.domino import (
+    MAX_SUITS,
     DominoPuzzle,
     Pair,
     all_tiles,
@@ -99,7 +100,9 @@ def check_size(cols: int, rows: int, suits: int | None) -> int:
     set of that size can tile the board."""
     if cols < 1 or rows < 1:
         raise PuzzleError(f"board size must be positive, got {cols}x{rows}")
-    k = suits if suits is not None else suits_for(cols * rows)
+    # without --suits, the smallest set that fits, or the largest set (which check_board then
+    # refuses with the cells it covers)
+    k = suits if suits is not None else min(suits_for(cols * rows), MAX_SUITS)
     check_board(cols, rows, k)  # from the sizes: never build a board the set cannot tile
     return k
 
