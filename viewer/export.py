@@ -36,6 +36,7 @@ def add_lights(plotter) -> None:
 
 
 def _loads(library: str) -> ctypes.CDLL | None:
+    """The shared library, or None where it is not installed (we then leave VTK to choose)."""
     try:
         return ctypes.CDLL(library)
     except OSError:
