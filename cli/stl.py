@@ -74,8 +74,8 @@ def prepare_folder(folder: Path) -> None:
     """Everything that can be wrong with the output folder, found before any solving."""
     if folder.exists() and not folder.is_dir():
         raise PuzzleError("exists and is not a folder", folder)
-    check_replaceable(folder)
     with writing(folder):
+        check_replaceable(folder)
         folder.parent.mkdir(parents=True, exist_ok=True)
     check_writable(folder, folder=True)
 

@@ -109,7 +109,11 @@ def check_replaceable(folder: Path) -> None:
     whole folder, and a user's other files must never go with it."""
     if not folder.is_dir():
         return
-    if Path.cwd().resolve().is_relative_to(folder.resolve()):
+    try:
+        here = Path.cwd().resolve()
+    except OSError:  # the current folder was deleted: it cannot be this one
+        here = None
+    if here is not None and here.is_relative_to(folder.resolve()):
         raise PuzzleError("is the current folder (or holds it); choose a new folder", folder)
     others = sorted(
         p.name for p in folder.iterdir() if p.suffix.lower() != ".stl" or not p.is_file()

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -156,6 +157,17 @@ def test_a_folder_with_other_files_is_never_replaced(tessera, tmp_path, capsys):
         "choose a new or empty folder\n"
     )
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "old.stl"]
+
+
+def test_the_current_folder_is_never_replaced(tessera, tmp_path, capsys, monkeypatch):
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert tessera(["stl", "soma", "--out", "."]) == 2
+    assert capsys.readouterr().err == (
+        "tessera: error: .: is the current folder (or holds it); choose a new folder\n"
+    )
+    assert Path.cwd() == here and not list(here.iterdir())
 
 
 def test_a_read_only_parent_is_one_line(tmp_path):
