@@ -169,6 +169,18 @@ def preload_kernel() -> None:
             _warming.start()
 
 
+def _warm_soma_pieces() -> None:
+    """The seven Soma pieces, their orientations and keys, made once before the workers are
+    forked, so no worker makes them again."""
+    from tessera.models.soma_figure import _orientation_keys, soma_pieces
+    from tessera.solvers.polycube import piece_keys, piece_orientations
+
+    for piece in soma_pieces():
+        piece_orientations(piece)
+        piece_keys(piece)
+        _orientation_keys(piece.name)
+
+
 def _worker_init() -> None:
     """In each pool process: the kernel (already there when forked from a warm parent), and
     no thread pool inherited from the parent (its threads did not survive the fork)."""
@@ -220,6 +232,8 @@ def count_files(
             yield count_one(path, load)
         return
     warm_kernel()  # before fork or threads: loaded once, shared by every worker
+    if any(f.lower().endswith(".soma") for f in files):
+        _warm_soma_pieces()
     if mode == "thread":
         yield from _threaded(files, workers, load)
     else:
