@@ -405,6 +405,10 @@ class PackingProblem:
         cols = np.concatenate(col_parts) if col_parts else np.zeros(0, np.int64)
         self.placements: Sequence[Placement] = _RowPlacements(table, blocks)
         self.fixed = tuple(fixed)
+        #: The column of each target cell (-1 when a fixed piece fills it) and of each piece
+        #: type still to place: what a symmetry of the puzzle does to the matrix's columns.
+        self.cell_columns = col_of_cell[:n_cells]
+        self.type_columns = {t: len(open_req) + k for k, t in enumerate(types)}
         self.exact_cover = CsrProblem(
             CsrRows(row_ptr, cols),
             n_primary,

@@ -36,7 +36,7 @@ import numpy as np
 
 from tessera.models import geometry
 from tessera.models.polycube import Placement, PolycubePuzzle
-from tessera.solvers.exact_cover import ExactCoverSearch
+from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
 from tessera.solvers.polycube import (
     PackingProblem,
     PolycubeSolution,
@@ -494,15 +494,24 @@ class ClassSearch(Search):
         solutions are listed and compared in canonical form under their own stabiliser (the
         anchor's placement in a solution says which orbit it is in). `report` is called
         between slices of the search, for a caller that runs it in its own thread."""
+        doubles = 1 if self.group.mirror_is_trivial else 2
+        free = bool(orbits) and all(self.group.acts_freely_on(o.stabiliser) for o in orbits)
+        if orbits and not free and self._burnside_applies:
+            total = [0, 0, 0, False]
+            for orbit in orbits:
+                result = self._tally_by_burnside(orbit, report)
+                total = [a + b for a, b in zip(total[:3], result[:3], strict=True)] + [
+                    total[3] or result[3]
+                ]
+            return total[0], total[1], total[2], bool(total[3])
         problem = self._task_problem(orbits)
         search = problem.search()
         with self._lock:
             self._running.add(search)
         if self.cancelled:
             search.cancel()
-        doubles = 1 if self.group.mirror_is_trivial else 2
         try:
-            if orbits and all(self.group.acts_freely_on(o.stabiliser) for o in orbits):
+            if free:
                 size = orbits[0].size  # the same for every free orbit
                 try:
                     n = search.count(on_progress=report)
@@ -535,6 +544,98 @@ class ClassSearch(Search):
                 self._progress_done += (1.0 if search.done else search.progress()) * len(
                     orbits or [None]
                 )
+
+    @cached_property
+    def _burnside_applies(self) -> bool:
+        """Whether symmetric orbits can be counted without listing (`_tally_by_burnside`):
+        every piece unique (so a column is never hit twice by one symmetric option) and few
+        enough columns for one integer per option."""
+        puzzle = self.puzzle
+        return all(p.copies == 1 for p in puzzle.pieces) and (
+            len(puzzle.target.cells) + len(puzzle.pieces) <= 62
+        )
+
+    def _tally_by_burnside(
+        self, orbit: Orbit, report: Progress | None = None
+    ) -> tuple[int, int, int, bool]:
+        """An orbit with a symmetric representative, counted instead of listed.
+
+        Its stabiliser H acts on the solutions with the anchor at the representative, and the
+        classes meeting the orbit are H's orbits there: by Burnside's lemma, the average over
+        h in H of the solutions h maps onto themselves. Those are counted by the engine as exact
+        covers by h-invariant unions of placements (`_symmetric_count`), a far smaller search
+        than listing every solution and comparing canonical forms. Rotation classes are the
+        orbits of H's proper part when H has mirrors; otherwise each class and its mirror
+        image (met in another placement of the orbit) are two."""
+        doubles = 1 if self.group.mirror_is_trivial else 2
+        problem = self._task_problem([orbit])
+        search = problem.search()
+        with self._lock:
+            self._running.add(search)
+        if self.cancelled:
+            search.cancel()
+        try:
+            n = search.count(on_progress=report)
+        except Cancelled as exc:
+            return orbit.size * exc.partial, exc.partial, doubles * exc.partial, True
+        finally:
+            with self._lock:
+                self._running.discard(search)
+                self._progress_done += 1.0 if search.done else search.progress()
+        fixes = {
+            id(h): n if id(h) in self.group.kernel else self._symmetric_count(problem, h)
+            for h in orbit.stabiliser
+        }
+        stabiliser = orbit.stabiliser
+        classes, rest = divmod(sum(fixes.values()), len(stabiliser))
+        assert not rest, "Burnside's average must be whole"
+        proper = [h for h in stabiliser if h.proper]
+        if len(proper) < len(stabiliser):
+            rot = sum(fixes[id(h)] for h in proper) // len(proper)
+        else:
+            rot = doubles * classes
+        return orbit.size * n, classes, rot, False
+
+    def _symmetric_count(self, problem: PackingProblem, h: GroupElement) -> int:
+        """How many solutions of `problem` the symmetry h maps onto themselves: exact covers
+        whose options are the cycles of h on the rows (placements), each the union of its
+        placements' columns, kept only when those are disjoint (h cannot fix a solution that
+        holds one placement of a cycle and not the others)."""
+        row_ptr, cols = problem.exact_cover.csr()
+        n_rows = len(row_ptr) - 1
+        n_columns = problem.exact_cover.n_columns
+        if n_rows == 0:
+            return 0
+        col_map = np.arange(n_columns)
+        cell_cols = problem.cell_columns
+        open_cells = np.flatnonzero(cell_cols >= 0)
+        col_map[cell_cols[open_cells]] = cell_cols[h.cell_map[open_cells]]
+        for t, col in problem.type_columns.items():
+            col_map[col] = problem.type_columns[h.type_map[t]]
+        bits = np.left_shift(1, np.arange(n_columns, dtype=np.int64))
+        keys = np.add.reduceat(bits[cols], row_ptr[:-1])
+        image_keys = np.add.reduceat(bits[col_map[cols]], row_ptr[:-1])
+        order = np.argsort(keys, kind="stable")
+        pos = np.minimum(np.searchsorted(keys[order], image_keys), n_rows - 1)
+        assert (keys[order][pos] == image_keys).all(), "a symmetry moved a row outside"
+        image = order[pos].tolist()
+        key_list = keys.tolist()
+        seen = [False] * n_rows
+        options: list[list[int]] = []
+        for start in range(n_rows):
+            if seen[start]:
+                continue
+            union = total = 0
+            r = start
+            while not seen[r]:
+                seen[r] = True
+                union |= key_list[r]
+                total += int(row_ptr[r + 1] - row_ptr[r])
+                r = image[r]
+            if union.bit_count() == total:
+                options.append([c for c in range(n_columns) if union >> c & 1])
+        symmetric = ExactCoverProblem(options, problem.exact_cover.n_primary, n_columns)
+        return ExactCoverSearch(symmetric).count()
 
     def _live_progress(self, total: int) -> float:
         with self._lock:
