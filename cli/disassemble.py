@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from tessera.cli.layers import layer_diagram, piece_letters
 from tessera.cli.progress import ProgressBar
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.models.polycube import PolycubePuzzle
@@ -144,8 +145,6 @@ def run(
     `job` is the search behind `assemblies` (its `.cancelled` turns Ctrl-C into a partial
     result, exit 130); `start` the time the solve began, for `seconds`.
     """
-    from tessera.cli.polycube import layer_diagram, piece_letters
-
     start = time.perf_counter() if start is None else start
     limit = getattr(args, "limit", None)
     node_limit = getattr(args, "node_limit", DEFAULT_NODE_LIMIT)

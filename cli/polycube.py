@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from tessera.cli import disassemble as disassembly_cli
+from tessera.cli.layers import layer_diagram, piece_letters, symbol_legend
 from tessera.cli.progress import Interruptible, partial_note
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.models.polycube import PolycubePuzzle
@@ -38,6 +40,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     solve.add_argument("--show", action="store_true", help="draw each solution as layers")
     solve.add_argument("--plan", action="store_true", help="add an assembly order")
     solve.add_argument("--trace", action="store_true", help="print the search's events")
+    cluster = solve.add_argument_group("counting on a Dask cluster (the 'cluster' extra)")
+    cluster.add_argument("--scheduler", metavar="ADDRESS", help="count on this cluster")
+    cluster.add_argument(
+        "--workers", type=int, metavar="N", help="count on a local cluster of N processes"
+    )
+    cluster.add_argument(
+        "--checkpoint", metavar="FILE", help="record finished parts here; resume from them"
+    )
+    disassembly_cli.add_arguments(solve)
     solve.set_defaults(func=run_solve)
 
     listing = sub.add_parser("list", help="list the built-in puzzles")
@@ -58,9 +69,41 @@ def run_solve(args: argparse.Namespace) -> int:
     reason = puzzle.volume_problem()
     if reason:
         raise NoSolution(reason)
+    if args.disassemble:
+        return _disassemble(puzzle, args)
+    if args.sort:
+        raise PuzzleError("--sort needs --disassemble")
+    if args.scheduler or args.workers or args.checkpoint:
+        if not args.count or args.limit is not None:
+            raise PuzzleError("--scheduler, --workers and --checkpoint go with --count")
+        return _count_on_cluster(puzzle, args)
     if args.count:
         return _count(puzzle, args)
     return _list(puzzle, args)
+
+
+def _disassemble(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
+    start = time.perf_counter()
+    job, problem = _search(puzzle, args)
+    with Interruptible(job, "disassembling") as run:
+        gen = job.solutions(run.progress)
+        if problem is not None:
+            gen = (problem.solution(rows) for rows in gen)
+        return disassembly_cli.run(args, puzzle, gen, job=job, start=start)
+
+
+def _count_on_cluster(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
+    from tessera.solvers.distributed import DistributedCount
+
+    if args.workers is not None and args.workers < 1:
+        raise PuzzleError("--workers must be at least 1")
+    start = time.perf_counter()
+    job = DistributedCount(
+        puzzle, scheduler=args.scheduler, workers=args.workers, checkpoint=args.checkpoint
+    )
+    with Interruptible(job, "counting") as run:
+        counts = job.run(run.progress)
+    return _print_counts(counts.as_dict() | {"partial": counts.partial}, start, args)
 
 
 def _count(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
@@ -76,6 +119,10 @@ def _count(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
             counts = job.tally(run.progress)
         result = counts.as_dict()
         result["partial"] = counts.partial
+    return _print_counts(result, start, args)
+
+
+def _print_counts(result: dict, start: float, args: argparse.Namespace) -> int:
     result["seconds"] = round(time.perf_counter() - start, 3)
     if args.json:
         print(json.dumps(result))
@@ -160,70 +207,6 @@ def _solution_json(puzzle: PolycubePuzzle, solution: PolycubeSolution, plan: boo
             ],
         }  # fmt: skip
     return doc
-
-
-SYMBOL_POOL = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@$%&*=?!"
-
-
-def piece_symbols(puzzle: PolycubePuzzle) -> list[str]:
-    """One distinct character per piece (not per copy): its name when that is one character,
-    else its initial when no other piece has it, else the next free one of `SYMBOL_POOL`.
-    Letters are upper case, so copies can alternate case."""
-    symbols: list[str | None] = [None] * len(puzzle.pieces)
-    taken: set[str] = set()
-    initials = [(piece.name[:1] or "?").upper() for piece in puzzle.pieces]
-    for k, piece in enumerate(puzzle.pieces):
-        ch = initials[k]
-        if len(piece.name) == 1 and ch not in taken and ch.strip() and ch != ".":
-            symbols[k] = ch
-            taken.add(ch)
-    for k in range(len(puzzle.pieces)):
-        ch = initials[k]
-        if symbols[k] is None and initials.count(ch) == 1 and ch not in taken and ch.isalnum():
-            symbols[k] = ch
-            taken.add(ch)
-    pool = (ch for ch in SYMBOL_POOL if ch not in taken)
-    return [s if s is not None else next(pool, "#") for s in symbols]
-
-
-def symbol_legend(puzzle: PolycubePuzzle) -> str | None:
-    """"A = p1, B = p2, ..." when some symbol is not simply the piece's name."""
-    symbols = piece_symbols(puzzle)
-    pairs = [(s, piece.name) for s, piece in zip(symbols, puzzle.pieces, strict=True)]
-    if all(s == name.upper() for s, name in pairs):
-        return None
-    return ", ".join(f"{s} = {name}" for s, name in pairs)
-
-
-def piece_letters(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> list[str]:
-    """One symbol per placed piece (`piece_symbols`), alternating case between copies."""
-    symbols = piece_symbols(puzzle)
-    letters, seen = [], {}
-    for placed in solution.pieces:
-        k = seen.get(placed.piece, 0)
-        seen[placed.piece] = k + 1
-        ch = symbols[placed.piece]
-        letters.append(ch if k % 2 == 0 else ch.lower())
-    return letters
-
-
-def layer_diagram(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> list[str]:
-    """Layers side by side, bottom (z = min) first; '.' empty, ' ' outside the target."""
-    lo, hi = puzzle.target.bounds
-    letters = piece_letters(puzzle, solution)
-    where = {tuple(c): letters[k] for k, p in enumerate(solution.pieces) for c in p.cells.tolist()}
-    inside = set(puzzle.target.index)
-    lines = []
-    for y in range(hi[1], lo[1] - 1, -1):
-        row = []
-        for z in range(lo[2], hi[2] + 1):
-            cells = []
-            for x in range(lo[0], hi[0] + 1):
-                c = (x, y, z)
-                cells.append(where.get(c, "." if c in inside else " "))
-            row.append(" ".join(cells))
-        lines.append("   ".join(row))
-    return lines
 
 
 def _print_solution(puzzle, solution, number, args) -> None:

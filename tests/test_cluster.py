@@ -1,0 +1,96 @@
+"""Counting on Dask (`tessera[cluster]`, part of the test extra): a LocalCluster of two worker
+processes on loopback gives the one-machine counts, also when a worker is killed mid-run, and a
+count stopped and resumed from its checkpoint gives the same total."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+import pytest
+
+from tessera.solvers.distributed import Checkpoint, DistributedCount, count_task, merge, plan_tasks
+from tessera.solvers.registry import load_puzzle
+from tests._paths import case, run_cli
+
+pytest.importorskip("dask.distributed", reason="the cluster extra is part of make test")
+
+
+def test_the_split_is_exact_without_a_cluster():
+    """Every subproblem counted in this process adds up to the published Soma counts, classes
+    included (fractions of a class found in different subproblems sum to whole classes)."""
+    path, want = case("polycube/soma.toml")
+    puzzle = load_puzzle(path, "polycube")
+    tasks = plan_tasks(puzzle, 150)
+    assert 100 <= len(tasks) <= 400
+    assert len({t.key for t in tasks}) == len(tasks)
+    counts = merge(puzzle, [count_task(puzzle, t) for t in tasks], partial=False)
+    assert (counts.fixed, counts.up_to_rotation, counts.up_to_symmetry) == (
+        want["fixed"], want["up_to_rotation"], want["up_to_symmetry"],
+    )  # fmt: skip
+
+
+def test_two_workers_count_solid_pentominoes_even_when_one_is_killed():
+    puzzle = load_puzzle("pentominoes-3x4x5", "polycube")
+    clients = []
+    killed = []
+
+    def kill_one_worker(fraction: float, found: int) -> None:
+        if killed or fraction < 0.2:
+            return
+        pids = clients[0].run(os.getpid)
+        address, pid = sorted(pids.items())[0]
+        os.kill(pid, signal.SIGKILL)
+        killed.append(address)
+
+    job = DistributedCount(puzzle, workers=2, tasks_per_worker=40)
+    counts = job.run(kill_one_worker, on_client=clients.append)
+    assert killed, "the run ended before a worker could be killed"
+    assert not counts.partial
+    assert (counts.fixed, counts.up_to_rotation, counts.up_to_symmetry) == (31520, 7880, 3940)
+
+
+def test_a_stopped_count_resumes_from_its_checkpoint(tmp_path):
+    path, want = case("polycube/pentominoes-6x10.toml")
+    puzzle = load_puzzle(path, "polycube")
+    checkpoint = tmp_path / "six-by-ten.jsonl"
+    first = DistributedCount(puzzle, workers=2, checkpoint=checkpoint, tasks_per_worker=30)
+
+    def stop_early(fraction: float, found: int) -> None:
+        if fraction >= 0.3:
+            first.cancel()
+
+    partial = first.run(stop_early)
+    assert partial.partial and partial.fixed < want["fixed"]
+    lines = checkpoint.read_text().splitlines()
+    assert json.loads(lines[0])["tessera_checkpoint"] == 1 and len(lines) > 1
+    finished = len(Checkpoint(checkpoint, puzzle, json.loads(lines[0])["tasks"]).done)
+    resumed = DistributedCount(puzzle, workers=2, checkpoint=checkpoint, tasks_per_worker=30)
+    seen = []
+    counts = resumed.run(lambda fraction, found: seen.append(fraction))
+    assert not counts.partial
+    assert (counts.fixed, counts.up_to_rotation) == (want["fixed"], want["up_to_rotation"])
+    assert seen[0] > finished / json.loads(lines[0])["tasks"] - 1e-9  # it did not start over
+
+
+def test_the_command_line_counts_on_a_local_cluster(capsys, tmp_path):
+    code, out, err = run_cli(
+        ["solve", "soma", "--count", "--json", "--workers", "2",
+         "--checkpoint", str(tmp_path / "soma.jsonl")],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["fixed"], doc["up_to_rotation"], doc["up_to_symmetry"]) == (11520, 480, 240)
+    assert doc["partial"] is False
+
+
+def test_a_checkpoint_of_another_puzzle_is_refused_in_one_line(capsys, tmp_path):
+    saved = tmp_path / "other.jsonl"
+    saved.write_text('{"tessera_checkpoint": 1, "puzzle": "0000", "tasks": 3}\n')
+    code, _, err = run_cli(
+        ["solve", "soma", "--count", "--workers", "1", "--checkpoint", str(saved)], capsys
+    )
+    assert code == 2
+    assert err.count("\n") == 1 and "other.jsonl:1" in err and "another puzzle" in err
