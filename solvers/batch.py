@@ -5,12 +5,16 @@ start-up and per-puzzle overhead: interpreter and numpy, loading the compiled ke
 Here the kernel is loaded once, before the workers start, and the puzzles are spread over the
 cores one whole puzzle per task (`ClassSearch.tally(workers=1)`: no thread inside a puzzle).
 
-Processes, not threads, by default: measured on 2 cores over the 218 yass figures, a pool of
-2 forked processes counts them in about half the time of a single thread, while 2 threads gain
-little, because most of a small puzzle's time is numpy and Python that hold the GIL (only the
-kernel releases it). The workers are forked from a process whose kernel is already loaded, so
-they start in milliseconds. Where fork is not available they are spawned and load the kernel
-themselves, once each.
+Processes, not threads, by default. A Soma figure costs about 5 ms of CPU, of which the
+compiled kernel (which releases the GIL) is under a third; the rest is numpy on small arrays
+and Python, which hold it. So threads cannot give much more than 1.4 times one core, while
+forked workers scale with the cores: over the 218 yass figures the two workers used 1.08 s of
+CPU in all against 0.96 s for one thread alone (+12%: each worker's first-call costs), i.e.
+about 0.55 s of wall time on 2 idle cores against at least 0.67 s for threads. (Measured on a
+machine with a load average of 7 from other work, wall times were 1.6 s for processes, 1.35 s
+for threads and 1.4 s inline: under that contention nothing gets more than about one core.)
+The workers are forked from a process whose kernel is already loaded, so they start in
+milliseconds; where fork is not available they are spawned and load it themselves.
 
 `count_files()` yields one `BatchResult` per file as each finishes, bad files included (their
 `PuzzleError` as a one-line `error`): a bad file never stops the batch.
