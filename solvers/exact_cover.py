@@ -186,11 +186,16 @@ class ExactCoverSearch(Search):
 
     def _solutions(self, report: Report | None) -> Iterator[tuple[int, ...]]:
         """Each solution as a tuple of row numbers."""
+        reported = self.nodes
         while not self.done and not self.cancelled:
             code = self._step(count_only=False)
             if code == K.R_SOLUTION:
                 yield tuple(int(r) for r in self._chosen[: self.depth])
-            elif report is not None:
+            # A search dense in solutions never ends a slice without one: report by work done.
+            if report is not None and (
+                code != K.R_SOLUTION or self.nodes - reported >= self.slice_nodes
+            ):
+                reported = self.nodes
                 report()
 
     def count(self, limit: int | None = None, on_progress: Progress | None = None) -> int:
