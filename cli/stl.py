@@ -16,12 +16,12 @@ import argparse
 from pathlib import Path
 
 from tessera.cli.output import check_writable, writing
-from tessera.cli.polycube import load_any_polycube
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.models.polycube import PolycubePuzzle
 from tessera.models.stl_export import Part, check_replaceable, piece_parts, write_parts
 from tessera.solvers.polycube import PolycubeSolution
 from tessera.solvers.polycube_identify import SolutionIndex
+from tessera.solvers.registry import load_puzzle
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -91,7 +91,7 @@ def run_stl(args: argparse.Namespace) -> int:
     if args.solution is not None and args.solution < 1:
         raise PuzzleError(f"--solution counts from 1, not {args.solution}")
     folder = Path(args.out)
-    puzzle = load_any_polycube(args.puzzle, args.problem)
+    puzzle = load_puzzle(args.puzzle, "polycube", problem=args.problem)
     prepare_folder(folder)
     solution, number = None, None
     if args.solution is not None or args.assembly:

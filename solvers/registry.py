@@ -180,6 +180,10 @@ def _record(search: Search, max_events: int, decoder: Any, describe) -> Trace:
 
 
 def _polycube_load(path: Path, problem: int = 1) -> Any:
+    if path.suffix.lower() == ".soma":
+        from tessera.models.soma_figure import load_soma
+
+        return load_soma(path)
     if path.suffix.lower() == ".xmpuzzle":
         from tessera.models.burrtools import load_xmpuzzle
 
@@ -311,7 +315,7 @@ register(
         _polycube_trace,
         scene_module="tessera.viewer.scenes.polycube",
         cli_module="tessera.cli.polycube",
-        suffixes=(".xmpuzzle",),
+        suffixes=(".xmpuzzle", ".soma"),
     )
 )
 register(

@@ -32,9 +32,9 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
-from tessera.cli.polycube import load_any_polycube
 from tessera.models.mesh import read_stl, weld
 from tessera.models.stl_export import piece_parts
+from tessera.solvers.registry import load_puzzle
 
 KILLS = int(os.environ.get("TESSERA_KILLS", "2"))
 SEED = int(os.environ.get("TESSERA_KILL_SEED", "11"))
@@ -97,7 +97,7 @@ def closed_shells(path: Path) -> None:
 
 
 def stl_names(puzzle: str) -> set[str]:
-    return {part.filename for part in piece_parts(load_any_polycube(puzzle))}
+    return {part.filename for part in piece_parts(load_puzzle(puzzle, "polycube"))}
 
 
 def stl_version(path: Path) -> str:

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from tessera.cli.main import main
-from tessera.cli.polycube import load_any_polycube
 from tessera.cli.progress import ProgressBar
 from tessera.solvers.polycube import PackingProblem
 from tessera.solvers.polycube_plan import DIRECTIONS, assembly_plan
+from tessera.solvers.registry import load_puzzle
 from tests._paths import ROOT, case_file, needs_conformance, run_cli
 
 
@@ -35,7 +35,7 @@ def slides_in_freely(cells: np.ndarray, placed: set, direction: str, lo, hi) -> 
 
 
 def test_every_soma_plan_is_a_real_assembly_order():
-    puzzle = load_any_polycube("soma")
+    puzzle = load_puzzle("soma", "polycube")
     problem = PackingProblem(puzzle)
     lo, hi = puzzle.target.bounds
     checked = 0
@@ -56,7 +56,7 @@ def test_every_soma_plan_is_a_real_assembly_order():
 
 @needs_conformance
 def test_a_burr_without_a_single_piece_order_says_so():
-    puzzle = load_any_polycube(str(case_file("burrtools/PelikanBurr.xmpuzzle")))
+    puzzle = load_puzzle(case_file("burrtools/PelikanBurr.xmpuzzle"), "polycube")
     problem = PackingProblem(puzzle)
     plans = [assembly_plan(puzzle, problem.solution(r)) for r in problem.search().solutions()]
     assert plans and not all(p.complete for p in plans)
