@@ -63,7 +63,8 @@ def png_version(path: Path) -> str:
 
 def gif_version(path: Path) -> str:
     frames = iio.imread(path, index=None)
-    return {(8, 72, 96): "A", (15, 84, 112): "B"}[frames.shape[:3]]
+    assert len(frames) >= 8  # every frame there (the count grows if the last frame is held)
+    return {(72, 96): "A", (84, 112): "B"}[frames.shape[1:3]]
 
 
 def mp4_version(path: Path) -> str:
@@ -74,7 +75,8 @@ def mp4_version(path: Path) -> str:
     finally:
         reader.close()
     assert last.std() > 10  # the last frame decodes to a picture
-    return {(8, (96, 64)): "A", (15, (128, 96)): "B"}[(frames, tuple(size))]
+    assert frames >= 8  # every frame there (more when the last frame is held)
+    return {(96, 64): "A", (128, 96): "B"}[tuple(size)]
 
 
 def html_version(path: Path) -> str:
