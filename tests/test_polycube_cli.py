@@ -141,3 +141,24 @@ def test_show_gives_every_piece_its_own_symbol_with_a_legend(capsys):
     diagram = "".join(lines[lines.index(legend) + 1 :])
     drawn = {ch for ch in diagram if ch.isalnum()}
     assert drawn == set(pairs)  # six symbols, each drawn: no two pieces share one
+
+
+@needs_conformance
+def test_disassemble_keeps_only_what_comes_apart_with_burrtools_level(capsys):
+    path = case_file("burrtools/PelikanBurr.xmpuzzle")
+    code, out, err = run_cli(["solve", str(path), "--disassemble", "--count", "--json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["assemblies"], doc["solutions"], doc["levels"]) == (12, 1, ["98.2.4.2"])
+    code, out, err = run_cli(["solve", str(path), "--disassemble", "--json"], capsys)
+    assert code == 0, err
+    (solution,) = json.loads(out)["solutions"]
+    moves = solution["disassembly"]["moves"]
+    assert solution["disassembly"]["level"] == "98.2.4.2"
+    assert sum(not m["removes"] for m in moves[:98]) == 97 and moves[97]["removes"]
+    assert all(sum(map(abs, m["by"])) == max(map(abs, m["by"])) for m in moves)  # one axis
+
+
+def test_sort_needs_disassemble(capsys):
+    code, _, err = run_cli(["solve", "soma", "--sort", "level"], capsys)
+    assert code == 2 and "--disassemble" in err
