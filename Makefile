@@ -42,8 +42,9 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-fuzz: $(STAMP)
+fuzz: system-deps $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q tests/fuzz
+	TESSERA_KILLS=100 $(PY) -m pytest -q tests/test_export_kill.py
 
 bench: system-deps $(STAMP)
 	$(PY) benchmarks/run_all.py
