@@ -122,7 +122,8 @@ def test_animate_mp4_search_trace_at_an_encoder_size(tmp_path, capsys):
     assert main(["animate", name, "--mode", "search", "--size", "100x75", "--out", str(out)]) == 0
     family = load(name)
     scene = build_scene(family, None, "search", family.trace())
-    expected = len(export.animation_steps(scene, "search"))
+    # the last frame held a second: 12 more frames at 12 fps (an MP4's frame rate is fixed)
+    expected = len(export.animation_steps(scene, "search")) + round(export.HOLD_SECONDS * 12)
     assert f"{expected} frames, 112x80" in capsys.readouterr().out
     reader = iio2.get_reader(out)
     try:

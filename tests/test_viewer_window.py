@@ -105,7 +105,8 @@ def test_search_mode_replays_the_trace_with_backtracks(qtbot, window):
     first_remove = next(i for i, e in enumerate(events) if e.kind is EventKind.REMOVE)
     state.set_step(first_remove)  # just before the first backtrack
     before = len(visible_pieces(window))
-    window.actions["forward"].trigger()
+    with qtbot.waitSignal(window.step_shown, timeout=5000):  # the removed piece fades out
+        window.actions["forward"].trigger()
     after = len(visible_pieces(window))
     assert after == len(stack_at(events, first_remove + 1)) < before
     assert window.step_bar.depth_label.text() == f" depth {after}"
@@ -140,11 +141,15 @@ def test_cancel_a_long_solve_without_freezing(qtbot, window):
     assert len(ticks) > 10 and gaps.max() < 0.5, f"event loop stalled {gaps.max():.2f} s"
 
 
-def test_bad_file_is_one_line_in_the_status_bar(qtbot, window, tmp_path):
+def test_bad_file_is_a_dialog_and_a_status_line(qtbot, window, tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('kind = "polycube"\n[pieces.A]\ncells = [[0, 0]]\n')
     assert not window.open_puzzle(str(bad))
-    assert window.last_error.startswith(f"tessera: error: {bad}:")
+    assert window.last_error.startswith("could not open bad.toml: ")
+    box = window.error_dialog
+    qtbot.waitUntil(box.isVisible)
+    assert "bad.toml" in box.text()
+    box.close()
 
 
 def test_export_from_the_window(qtbot, window, tmp_path):

@@ -45,6 +45,34 @@ def make_step_actions(parent: QWidget) -> dict[str, QAction]:
     return actions
 
 
+#: name -> (text, shortcut, button text, tip): Search mode's jumps through the trace
+SEARCH_ACTIONS = {
+    "previous_backtrack": (
+        "Previous backtrack", "Shift+Left", "◂ backtrack", "go to the previous backtrack",
+    ),
+    "next_backtrack": (
+        "Next backtrack", "Shift+Right", "backtrack ▸", "the next backtrack",
+    ),
+    "next_found": (
+        "Next solution in the trace", "Shift+End", "solution ▸", "where the search finds one",
+    ),
+}  # fmt: skip
+
+
+def make_search_actions(parent: QWidget) -> dict[str, QAction]:
+    """The trace jumps; visible in Search mode only (ActionSync)."""
+    actions = {}
+    for name, (text, key, button, tip) in SEARCH_ACTIONS.items():
+        action = QAction(text, parent)
+        action.setShortcut(QKeySequence(key))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setIconText(button)
+        action.setToolTip(f"{tip} ({key})")
+        action.setObjectName(name)
+        actions[name] = action
+    return actions
+
+
 MODE_TIPS = {
     "solution": "pieces placed one by one in assembly order",
     "search": "the solver's search replayed, backtracks included",
@@ -129,6 +157,9 @@ WINDOW_ACTIONS = {
     "reset_camera": ("&Reset camera", "Ctrl+R"),
     "isometric": ("&Isometric view", "Ctrl+I"),
     "cancel": ("&Cancel solving", "Esc"),
+    "preferences": ("&Preferences…", QKeySequence.StandardKey.Preferences),
+    "shortcuts": ("&Keyboard shortcuts", "F1"),
+    "about": ("&About Tessera", ""),
 }
 STEP_NAMES = ("first", "back", "play", "forward", "last")
 PIECE_MENU = (
@@ -151,6 +182,7 @@ def make_actions(parent: QWidget) -> tuple[dict[str, QAction], QActionGroup]:
         action.setObjectName(name)
         actions[name] = action
     actions.update(make_handson_actions(parent))
+    actions.update(make_search_actions(parent))
     for action in actions.values():
         parent.addAction(action)
     return actions, group
@@ -166,6 +198,8 @@ def build_menus(menubar: QMenuBar, a: dict[str, QAction]):
     for name in ("export_image", "export_animation", "export_stl"):
         file_menu.addAction(a[name])
     file_menu.addSeparator()
+    file_menu.addAction(a["preferences"])
+    file_menu.addSeparator()
     file_menu.addAction(a["quit"])
     view_menu = menubar.addMenu("&View")
     for name in ("reset_camera", "isometric", "ghost"):
@@ -173,6 +207,7 @@ def build_menus(menubar: QMenuBar, a: dict[str, QAction]):
     step_menu = menubar.addMenu("&Step")
     for group in (
         STEP_NAMES,
+        tuple(SEARCH_ACTIONS),
         ("previous_solution", "next_solution"),
         ("mode_solution", "mode_search", "mode_play"),
         ("cancel",),
@@ -181,10 +216,14 @@ def build_menus(menubar: QMenuBar, a: dict[str, QAction]):
             step_menu.addAction(a[name])
         step_menu.addSeparator()
     piece_menu = menubar.addMenu("&Piece")
+    piece_menu.menuAction().setObjectName("piece_menu")
     for group in PIECE_MENU:
         for name in group:
             piece_menu.addAction(a[name])
         piece_menu.addSeparator()
+    help_menu = menubar.addMenu("&Help")
+    help_menu.addAction(a["shortcuts"])
+    help_menu.addAction(a["about"])
     return recent_menu
 
 
@@ -221,6 +260,10 @@ class ActionSync(QObject):
             a[name].setEnabled(playing)
         for name in (*STEP_NAMES, "previous_solution", "next_solution"):
             a[name].setEnabled(not playing)
+        searching = state.mode == "search"
+        for name in SEARCH_ACTIONS:  # the trace jumps mean something in Search mode only
+            a[name].setVisible(searching)
+            a[name].setEnabled(searching)
         self.slider.setEnabled(not playing)
         undo = model.undo_label if model is not None else None
         redo = model.redo_label if model is not None else None

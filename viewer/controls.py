@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from tessera.viewer.families import builtin_groups
+from tessera.viewer.minimap import DepthMap
 
 FAMILY_TITLES = {
     "polycube": "Polycubes",
@@ -63,9 +64,12 @@ class HandsOnBar(QToolBar):
 
 
 class StepBar(QToolBar):
-    """first, back, play, forward, last, a slider, speed, the mode switch and a depth readout."""
+    """first, back, play, forward, last, Search mode's jumps (previous/next backtrack, next
+    solution in the trace), a slider with the search-depth mini-map under it, speed, the mode
+    switch and a depth readout."""
 
     speed_changed = Signal(float)
+    step_requested = Signal(int)  # the mini-map was clicked
 
     def __init__(self, actions: dict[str, QAction], mode_actions: dict[str, QAction], parent=None):
         super().__init__("Steps", parent)
@@ -73,10 +77,21 @@ class StepBar(QToolBar):
         self.setMovable(False)
         for name in ("first", "back", "play", "forward", "last"):
             self.addAction(actions[name])
+        for name in ("previous_backtrack", "next_backtrack", "next_found"):
+            if name in actions:
+                self.addAction(actions[name])
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(1)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setMinimumWidth(240)
         self.slider.setToolTip("step")
-        self.addWidget(self.slider)
+        column.addWidget(self.slider)
+        self.depth_map = DepthMap(self.step_requested.emit)
+        self.depth_map.setVisible(False)
+        column.addWidget(self.depth_map)
+        self.addWidget(box)
         self.step_label = QLabel("0 / 0")
         self.step_label.setMinimumWidth(80)
         self.addWidget(self.step_label)
@@ -105,6 +120,11 @@ class StepBar(QToolBar):
         self.slider.blockSignals(False)
         self.step_label.setText(f"{step:g} / {n_steps}" if step % 1 else f"{int(step)} / {n_steps}")
         self.depth_label.setText("" if depth is None else f" depth {depth}")
+        self.depth_map.set_step(step)
+
+    def button(self, action: QAction) -> QWidget:
+        """The tool button showing `action` (what a person clicks)."""
+        return self.widgetForAction(action)
 
 
 class SolutionPanel(QWidget):
@@ -115,7 +135,15 @@ class SolutionPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.count_label = QLabel("no puzzle")
+        self.count_label.setObjectName("solution_count")
+        self.count_label.setWordWrap(True)
         layout.addWidget(self.count_label)
+        self.reason = QLabel("")  # why there can be no solution (a volume mismatch)
+        self.reason.setObjectName("solution_reason")
+        self.reason.setWordWrap(True)
+        self.reason.setStyleSheet("color: #b22222; font-weight: bold")
+        self.reason.setVisible(False)
+        layout.addWidget(self.reason)
         row = QHBoxLayout()
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
@@ -128,11 +156,29 @@ class SolutionPanel(QWidget):
         self.list.setObjectName("solutions")
         layout.addWidget(self.list)
 
-    def reset(self) -> None:
+    def reset(self, reason: str | None = None) -> None:
+        """A new puzzle; `reason` says why it cannot have a solution (shown instead of a bare
+        "0 solutions")."""
         self.list.clear()
         self.progress.setValue(0)
         self.count_label.setText("solving…")
         self.cancel_button.setEnabled(True)
+        self.reason.setText(reason or "")
+        self.reason.setVisible(bool(reason))
+
+    def preparing(self) -> None:
+        """The solver's compiled kernel is being built (first solve after an install)."""
+        self.count_label.setText("preparing the solver (once per install)…")
+
+    def highlight(self, row: int | None) -> None:
+        """Select `row` (None: nothing) without telling the window it was a user's choice."""
+        self.list.blockSignals(True)
+        if row is None or row < 0:
+            self.list.setCurrentRow(-1)
+            self.list.clearSelection()
+        else:
+            self.list.setCurrentRow(row)
+        self.list.blockSignals(False)
 
     def add(self, total: int) -> None:
         """Show items up to `total` (the state's list length)."""
@@ -144,7 +190,8 @@ class SolutionPanel(QWidget):
 
     def show_progress(self, fraction: float, count: int) -> None:
         self.progress.setValue(int(round(fraction * 1000)))
-        self.count_label.setText(f"solving… {count} found")
+        if fraction > 0 or count:  # the first report after the kernel was prepared
+            self.count_label.setText(f"solving… {count} found")
 
     def finish(self, cancelled: bool, count: int) -> None:
         self.cancel_button.setEnabled(False)
@@ -153,6 +200,9 @@ class SolutionPanel(QWidget):
         else:
             self.progress.setValue(1000)
             self.count_label.setText(f"{count} solution{'s' if count != 1 else ''} (complete)")
+            if count == 0 and not self.reason.text():
+                self.reason.setText("the complete search found no solution")
+                self.reason.setVisible(True)
 
 
 class PuzzleBrowser(QTreeWidget):

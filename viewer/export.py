@@ -16,16 +16,33 @@ import ctypes
 import os
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from tessera.models.atomic import atomic_path
+from tessera.viewer.inspect import Inspector, InspectState
 from tessera.viewer.scenes.base import Scene
 
 DEFAULT_SIZE = (800, 600)
 MAX_SEARCH_FRAMES = 600  # a search trace longer than this is sampled, not shown event by event
+HOLD_SECONDS = 1.0  # an animation rests on its last frame this long before it loops
+
+
+@dataclass
+class View:
+    """How the window shows a scene, beyond the step: the camera, a parallel projection's
+    scale, the inspector's choices (explode, hidden and ghosted pieces, the layer cut, the
+    selection) and the theme. The window hands one to the exporter so a picture shows what
+    the view shows; the command line passes none and gets the scene's own framing."""
+
+    camera: Any = None  # pyvista camera_position: (position, focal point, up)
+    parallel_scale: float | None = None  # set: parallel projection with this half height
+    inspect: InspectState | None = None
+    theme: str = "light"
 
 
 def add_lights(plotter) -> None:
@@ -74,7 +91,7 @@ def use_egl_without_display() -> None:
         os.environ["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
 
 
-def open_plotter(size: tuple[int, int]):
+def open_plotter(size: tuple[int, int], theme: str = "light"):
     """An off-screen plotter with the app's look (works with no display at all)."""
     import pyvista as pv
 
@@ -83,9 +100,70 @@ def open_plotter(size: tuple[int, int]):
     from tessera.viewer.render import style_plotter
 
     plotter = pv.Plotter(off_screen=True, window_size=list(size))
-    style_plotter(plotter, anti_aliasing=None)
+    style_plotter(plotter, anti_aliasing=None, theme=theme)
     add_lights(plotter)
     return plotter
+
+
+class _Shown:
+    """A scene on an off-screen plotter, shown the way a `View` says: the renderer places
+    the actors for a step, the inspector then explodes, hides, ghosts and cuts them exactly
+    as the window's inspector does."""
+
+    def __init__(self, plotter, scene: Scene, step: float, view: View | None) -> None:
+        from tessera.viewer.render import SceneRenderer
+
+        self.plotter = plotter
+        self.view = view or View()
+        self.renderer = SceneRenderer(plotter)
+        self.renderer.show(scene, step)
+        state = self.view.inspect
+        self.inspector = Inspector(self.renderer, state.copy()) if state is not None else None
+        self.aim()
+        self.apply(step)
+
+    def aim(self, bounds=None) -> None:
+        """The view's camera (else the scene's framing); with `bounds`, its direction kept
+        but moved so that box fits (an animation's pieces never leave the frame)."""
+        plotter, view = self.plotter, self.view
+        if view.camera is not None:
+            plotter.camera_position = view.camera
+        if bounds is not None:
+            camera = plotter.camera
+            direction = np.subtract(camera.position, camera.focal_point)
+            self.renderer.fit(bounds, direction, camera.up)
+        if view.parallel_scale is not None:
+            plotter.camera.parallel_projection = True
+            scale = view.parallel_scale
+            if bounds is not None:
+                b = np.array(bounds, float)
+                w, h = plotter.window_size
+                scale = max(scale, (b[3] - b[2]) / 2 * 1.03, (b[1] - b[0]) / 2 * 1.03 * h / w)
+            plotter.camera.parallel_scale = scale
+        elif view.camera is not None:
+            plotter.camera.parallel_projection = False
+        plotter.renderer.ResetCameraClippingRange()
+
+    def apply(self, step: float) -> None:
+        self.renderer.apply(step)
+        if self.inspector is not None:
+            self.inspector.capture()
+
+    def bounds_over(self, steps: Sequence[float]) -> tuple[float, ...] | None:
+        """The box around everything visible over all `steps` (no rendering: actor bounds)."""
+        boxes = []
+        for step in steps:
+            self.apply(step)
+            b = self.renderer.visible_bounds()
+            if b is not None:
+                boxes.append(b)
+        if not boxes:
+            return None
+        arr = np.array(boxes, float)
+        return (
+            arr[:, 0].min(), arr[:, 1].max(), arr[:, 2].min(),
+            arr[:, 3].max(), arr[:, 4].min(), arr[:, 5].max(),
+        )  # fmt: skip
 
 
 def _downsample(image: np.ndarray, k: int) -> np.ndarray:
@@ -103,18 +181,16 @@ def render_image(
     transparent: bool = False,
     supersample: int = 2,
     camera=None,
+    view: View | None = None,
 ) -> np.ndarray:
-    """One still: (h, w, 3) uint8, or (h, w, 4) with a transparent background."""
-    from tessera.viewer.render import SceneRenderer
-
+    """One still: (h, w, 3) uint8, or (h, w, 4) with a transparent background. `view` (or
+    just `camera`) shows it as the window does."""
+    if view is None and camera is not None:
+        view = View(camera=camera)
     k = max(1, int(supersample))
-    plotter = open_plotter((size[0] * k, size[1] * k))
+    plotter = open_plotter((size[0] * k, size[1] * k), view.theme if view else "light")
     try:
-        renderer = SceneRenderer(plotter)
-        renderer.show(scene, step)
-        if camera is not None:
-            plotter.camera_position = camera
-            plotter.renderer.ResetCameraClippingRange()
+        _Shown(plotter, scene, step, view)
         if transparent:  # a gradient is drawn opaque whatever the alpha
             plotter.set_background("white")
         plotter.render()
@@ -135,8 +211,8 @@ def save_png(path: str | Path, image: np.ndarray) -> None:
 def animation_steps(scene: Scene, mode: str, frames_per_step: int = 8) -> list[float]:
     """The step of every frame: in-between frames glide pieces.
 
-    No repeated frames (a hold at the end): GIF writers merge identical frames, and a file
-    whose frame count is not what was asked for is harder to check and to edit.
+    No repeated frames here: the hold on the last frame is the writer's (a longer last frame
+    in a GIF, repeated frames in an MP4, whose frame rate is fixed).
     """
     n = scene.n_steps
     if mode == "search":
@@ -166,14 +242,21 @@ def export_animation(
     supersample: int = 1,
     on_frame: Callable[[int, int], bool | None] | None = None,
     camera=None,
+    view: View | None = None,
+    hold_seconds: float = HOLD_SECONDS,
 ) -> int:
-    """Write a GIF or MP4; returns the number of frames written.
+    """Write a GIF or MP4; returns the number of frames in the file.
 
     `on_frame(i, n)` is called after each frame; returning True cancels. The frames go to a
     temporary sibling that replaces `path` only when the animation is complete, so a cancel, an
     error, Ctrl-C or a kill leaves the previous file at `path` untouched (or none).
-    `orbit_degrees` turns the camera that much over the whole animation.
+    `orbit_degrees` turns the camera that much over the whole animation. The camera keeps the
+    view's (or the scene's) direction and frames everything visible over the whole animation,
+    so a piece flying in never leaves the picture. The last frame is held `hold_seconds`: a
+    longer last frame in a GIF (same frame count), repeated frames in an MP4.
     """
+    if view is None and camera is not None:
+        view = View(camera=camera)
     path = Path(path)
     if path.suffix.lower() not in (".gif", ".mp4"):
         raise ValueError(f"{path}: animations are .gif or .mp4")
@@ -182,7 +265,7 @@ def export_animation(
     try:
         written, cancelled = _write_frames(
             scene, tmp, steps, fps, encoder_size(path, size), orbit_degrees, supersample,
-            on_frame, camera,
+            on_frame, view, hold_seconds,
         )  # fmt: skip
     except BaseException:
         target.discard()
@@ -194,12 +277,17 @@ def export_animation(
     return written
 
 
-def _open_writer(path: Path, fps: float):
-    """An imageio writer for `path`, whose suffix (.gif or .mp4) picks the format."""
+def _open_writer(path: Path, fps: float, n_frames: int = 0, hold_seconds: float = 0.0):
+    """An imageio writer for `path`, whose suffix (.gif or .mp4) picks the format; a GIF's
+    last (n-th) frame lasts `hold_seconds` longer."""
     import imageio.v2 as iio2
 
     if path.suffix.lower() == ".gif":
-        return iio2.get_writer(str(path), mode="I", duration=1000.0 / fps, loop=0)
+        frame_ms = 1000.0 / fps
+        duration: float | list[float] = frame_ms
+        if n_frames and hold_seconds > 0:
+            duration = [frame_ms] * (n_frames - 1) + [frame_ms + 1000.0 * hold_seconds]
+        return iio2.get_writer(str(path), mode="I", duration=duration, loop=0)
     return iio2.get_writer(str(path), fps=fps, codec="libx264", quality=7, macro_block_size=16)
 
 
@@ -212,33 +300,37 @@ def _write_frames(
     orbit_degrees: float,
     supersample: int,
     on_frame: Callable[[int, int], bool | None] | None,
-    camera,
+    view: View | None,
+    hold_seconds: float = 0.0,
 ) -> tuple[int, bool]:
     """Render and encode every frame into `path`: (frames written, cancelled)."""
-    from tessera.viewer.render import SceneRenderer
-
     k = max(1, int(supersample))
     cancelled = False
     written = 0
+    gif = path.suffix.lower() == ".gif"
     with ExitStack() as stack:  # closes the plotter, then the writer, whatever happens
-        writer = _open_writer(path, fps)
+        writer = _open_writer(path, fps, len(steps), hold_seconds)
         stack.callback(writer.close)
-        plotter = open_plotter((size[0] * k, size[1] * k))
+        plotter = open_plotter((size[0] * k, size[1] * k), view.theme if view else "light")
         stack.callback(plotter.close)
-        renderer = SceneRenderer(plotter)
-        renderer.show(scene, steps[0] if steps else 0.0)
-        if camera is not None:
-            plotter.camera_position = camera
+        shown = _Shown(plotter, scene, steps[0] if steps else 0.0, view)
+        if not orbit_degrees:  # a turntable frames itself by the scene's bounds
+            shown.aim(shown.bounds_over(steps))
         turn = orbit_degrees / max(len(steps) - 1, 1)
+        frame = None
         for i, step in enumerate(steps):
-            renderer.apply(step)
+            shown.apply(step)
             if i and turn:
-                renderer.orbit(turn)
+                shown.renderer.orbit(turn)
             plotter.render()
-            frame = plotter.screenshot(return_img=True)
-            writer.append_data(_downsample(np.asarray(frame)[..., :3], k))
+            frame = _downsample(np.asarray(plotter.screenshot(return_img=True))[..., :3], k)
+            writer.append_data(frame)
             written += 1
             if on_frame is not None and on_frame(i + 1, len(steps)):
                 cancelled = True
                 break
+        if not cancelled and not gif and frame is not None:
+            for _ in range(round(hold_seconds * fps)):  # an MP4's frame rate is fixed
+                writer.append_data(frame)
+                written += 1
     return written, cancelled

@@ -3,14 +3,23 @@
 The pictures go through viewer/export.py (the same code as `tessera render`/`animate`, drawn
 off screen from the window's camera); the STL files through viewer/stl_dialog.py and
 models/stl_export.py (byte for byte what `tessera stl` writes). This module only asks (dialogs),
-picks what is on screen from the viewer state, and reports through `ViewerState.say`.
+picks what is on screen from the viewer state (and, through `view()`, how the window shows
+it: camera, explode, hidden and ghosted pieces, the layer cut, the theme), and reports: every
+file written is announced by `saved(path)`, which the status bar turns into "saved to …" with
+a button that opens the folder.
+
+The file dialog's filter decides the extension: a name typed without one gets the chosen
+filter's, so "tessera" with "MP4 video" selected is `tessera.mp4`, never a failure after the
+dialog has closed.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -27,28 +36,63 @@ from tessera.viewer import export
 from tessera.viewer.state import ViewerState
 from tessera.viewer.stl_dialog import StlDialog, export_stl
 
+IMAGE_FILTERS = "PNG image (*.png)"
+ANIMATION_FILTERS = "GIF animation (*.gif);;MP4 video (*.mp4)"
+
+
+def suffixes_of(filters: str) -> list[str]:
+    """The extensions a Qt filter string offers, in order ('*.gif' -> '.gif')."""
+    return [s.lower() for s in re.findall(r"\*(\.[A-Za-z0-9]+)", filters)]
+
+
+def with_extension(path: str | Path, selected_filter: str, filters: str) -> Path:
+    """`path` with the chosen filter's extension when it has none of the offered ones (a
+    name typed bare, or 'clip.gif.bak'); a name that already ends in an offered extension
+    keeps it (typing 'clip.mp4' under the GIF filter means MP4)."""
+    path = Path(path)
+    offered = suffixes_of(filters)
+    if path.suffix.lower() in offered:
+        return path
+    chosen = suffixes_of(selected_filter) or offered
+    return path.with_name(path.name + chosen[0])
+
 
 class Exporter(QObject):
-    """The export actions of one window: `parent` is the window (dialogs sit on it); pictures
-    take the `plotter`'s camera, so they are seen as on screen."""
+    """The export actions of one window: `parent` is the window (dialogs sit on it). Pictures
+    are drawn with `view()` (camera, inspector choices, theme), so they look as on screen;
+    without it, with the `plotter`'s camera."""
 
-    def __init__(self, state: ViewerState, plotter, parent: QWidget) -> None:
+    saved = Signal(str)  # a file (or folder) was written: its path
+
+    def __init__(
+        self,
+        state: ViewerState,
+        plotter,
+        parent: QWidget,
+        view: Callable[[], export.View] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.state = state
         self.plotter = plotter
         self.window = parent
+        self._view = view
+
+    def view(self) -> export.View:
+        if self._view is not None:
+            return self._view()
+        return export.View(camera=self.plotter.camera_position)
 
     # -- pictures ------------------------------------------------------------------------------
     def export_image(self, path: str | Path, size=(1600, 1200), transparent=False, supersample=2):
-        """Save the current step as a PNG, seen from the current camera."""
+        """Save the current step as a PNG, as the window shows it."""
         state = self.state
         if state.scene is None:
             return None
         image = export.render_image(
-            state.scene, state.step, tuple(size), transparent, supersample,
-            camera=self.plotter.camera_position,
-        )  # fmt: skip
+            state.scene, state.step, tuple(size), transparent, supersample, view=self.view()
+        )
         export.save_png(path, image)
+        self.saved.emit(str(path))
         return image
 
     def export_animation(
@@ -68,29 +112,37 @@ class Exporter(QObject):
             progress.setValue(i)
             return progress.wasCanceled()
 
-        return export.export_animation(
+        written = export.export_animation(
             state.scene, path, steps, fps, tuple(size), orbit, on_frame=on_frame,
-            camera=self.plotter.camera_position,
+            view=self.view(),
         )  # fmt: skip
+        if progress is None or not progress.wasCanceled():
+            self.saved.emit(str(path))
+        return written
+
+    def ask_path(self, title: str, name: str, filters: str) -> Path | None:
+        """The save dialog; the extension follows the chosen filter."""
+        path, chosen = QFileDialog.getSaveFileName(self.window, title, name, filters)
+        return with_extension(path, chosen, filters) if path else None
 
     def image_dialog(self) -> None:
         dialog = ExportDialog(self.window, animation=False)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
-        path, _ = QFileDialog.getSaveFileName(
-            self.window, "Export image", "tessera.png", "PNG (*.png)"
-        )
-        if path:
+        path = self.ask_path("Export image", "tessera.png", IMAGE_FILTERS)
+        if path is None:
+            return
+        try:
             self.export_image(path, dialog.size(), dialog.transparent.isChecked(), dialog.k.value())
+        except Exception as exc:  # a full disk or a closed folder is a message, not a crash
+            QMessageBox.warning(self.window, "Export failed", f"{path}:\n{exc}")
 
     def animation_dialog(self) -> None:
         dialog = ExportDialog(self.window, animation=True)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
-        path, _ = QFileDialog.getSaveFileName(
-            self.window, "Export animation", "tessera.gif", "GIF (*.gif);;MP4 video (*.mp4)"
-        )
-        if not path:
+        path = self.ask_path("Export animation", "tessera.gif", ANIMATION_FILTERS)
+        if path is None:
             return
         progress = QProgressDialog("Exporting frames…", "Cancel", 0, 100, self.window)
         progress.setWindowModality(Qt.WindowModality.WindowModal)
@@ -129,7 +181,7 @@ class Exporter(QObject):
         """Write the pieces shown (or the whole assembly) as STL; returns (path, volume mm³)."""
         puzzle, instances, assembly = self.stl_source()
         written = export_stl(folder, puzzle, instances, assembly, whole, cell_mm, gap_mm)
-        self.state.say(f"wrote {len(written)} STL file(s) to {folder}")
+        self.saved.emit(str(folder))
         return written
 
     def stl_dialog(self) -> None:

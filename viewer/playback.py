@@ -2,9 +2,10 @@
 
 The step is the state's (`ViewerState.set_step`); this only decides when to move it, so pieces
 glide through fractional steps. It stops by itself at the end, when a step control is pressed
-(`pause`), and whenever the mode or the puzzle changes (it follows the state's events). The
-speed box resets to a mode's natural pace: a few steps a second for a solution, many for a
-search trace.
+(`pause`), and whenever the mode or the puzzle changes (it follows the state's events). Each
+replay mode keeps its own speed: it starts at the preference (a few steps a second for a
+solution, many for a search trace) and a speed the user sets stays with that mode, so
+switching modes and back no longer resets it.
 """
 
 from __future__ import annotations
@@ -25,12 +26,20 @@ class Playback(QObject):
     """Drives `state.step` from a timer; `action` is the checkable Play/Pause QAction."""
 
     def __init__(
-        self, state: ViewerState, action: QAction, speed: QDoubleSpinBox, parent=None
+        self,
+        state: ViewerState,
+        action: QAction,
+        speed: QDoubleSpinBox,
+        parent=None,
+        speeds: dict[str, float] | None = None,
     ) -> None:
         super().__init__(parent)
         self.state = state
         self.action = action
         self.speed = speed
+        self.speeds = dict(SPEED, **(speeds or {}))
+        speed.setValue(self.speeds.get(state.replay_mode, SPEED["solution"]))
+        speed.valueChanged.connect(self._speed_set)
         self._clock = 0.0
         self.timer = QTimer(self)
         self.timer.setInterval(PLAY_INTERVAL_MS)
@@ -68,8 +77,14 @@ class Playback(QObject):
 
     def _on_mode(self, mode: str) -> None:
         self.pause()
-        if mode in SPEED:
-            self.speed.setValue(SPEED[mode])
+        if mode in self.speeds:
+            self.speed.blockSignals(True)
+            self.speed.setValue(self.speeds[mode])
+            self.speed.blockSignals(False)
+
+    def _speed_set(self, value: float) -> None:
+        if self.state.mode in self.speeds:
+            self.speeds[self.state.mode] = float(value)
 
     def _tick(self) -> None:
         now = time.monotonic()

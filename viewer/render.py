@@ -17,6 +17,8 @@ from tessera.viewer.scenes.base import ActorSpec, Pose, Scene, hex_rgb
 
 BACKGROUND_BOTTOM = "#f5f7fa"
 BACKGROUND_TOP = "#aebdd3"
+#: The scene's gradient per theme (Preferences ▸ theme): a dark window gets a dark scene.
+BACKGROUNDS = {"light": (BACKGROUND_BOTTOM, BACKGROUND_TOP), "dark": ("#1b1e23", "#3a4150")}
 DIM_TOWARDS = np.array((0.86, 0.87, 0.89))
 DIM_AMOUNT = 0.45
 ISOMETRIC = (1.0, -1.0, 1.0)
@@ -29,15 +31,23 @@ KEY_LIGHT = dict(intensity=0.75, color=(1.0, 0.9723, 0.9022), elevation=35.0, az
 HEADLIGHT = 0.35  # plus add_lights' 0.35: the fitted 0.7
 
 
-def style_plotter(plotter: pv.Plotter, anti_aliasing: str | None = "fxaa") -> None:
+def style_plotter(
+    plotter: pv.Plotter, anti_aliasing: str | None = "fxaa", theme: str = "light"
+) -> None:
     """The default look: gradient background, soft lights, anti-aliasing.
 
     On a `viewer.perf.ViewerInteractor` FXAA is drawn in still frames only.
     """
-    plotter.set_background(BACKGROUND_BOTTOM, top=BACKGROUND_TOP)
+    set_theme(plotter, theme)
     set_lights(plotter)
     if anti_aliasing:
         plotter.enable_anti_aliasing(anti_aliasing)
+
+
+def set_theme(plotter: pv.Plotter, theme: str) -> None:
+    """The background gradient of `theme` ('light' or 'dark')."""
+    bottom, top = BACKGROUNDS.get(theme, BACKGROUNDS["light"])
+    plotter.set_background(bottom, top=top)
 
 
 def set_lights(plotter: pv.Plotter) -> None:
@@ -69,6 +79,9 @@ class SceneRenderer:
         self.actors: dict[str, pv.Actor] = {}
         self.specs: dict[str, ActorSpec] = {}
         self._emphasis: dict[str, str] = {}
+        #: per actor, the opacity factor its pose asks for (a piece fading out); the
+        #: inspector multiplies it into what it shows
+        self.faded: dict[str, float] = {}
         self.step = 0.0
 
     # -- building --------------------------------------------------------------------------
@@ -94,6 +107,7 @@ class SceneRenderer:
         self.actors.clear()
         self.specs.clear()
         self._emphasis.clear()
+        self.faded.clear()
         self.scene = None
 
     def _add(self, spec: ActorSpec) -> pv.Actor:
@@ -137,6 +151,11 @@ class SceneRenderer:
     def _set_pose(self, key: str, actor: pv.Actor, pose: Pose) -> None:
         actor.user_matrix = pose.matrix
         actor.visibility = pose.visible
+        if self.faded.get(key, 1.0) != pose.opacity:
+            self.faded[key] = pose.opacity
+            actor.prop.opacity = self.specs[key].opacity * pose.opacity
+            if pose.opacity < 1.0:  # a fading surface blends correctly only with OIT
+                self.plotter.renderer.SetUseOIT(True)
         if self._emphasis.get(key) == pose.emphasis:
             return
         self._emphasis[key] = pose.emphasis
@@ -157,22 +176,57 @@ class SceneRenderer:
 
     # -- camera ----------------------------------------------------------------------------
     def frame_camera(self, view: tuple[float, float, float] | None = None) -> None:
-        """Look at the scene's bounds from `view` (default: the scene's own direction)."""
+        """Look at the scene's bounds from `view` (default: the scene's own direction).
+
+        A flat scene (a KenKen or domino board) is seen straight down with a parallel
+        projection, scaled so the board fills the view: clues keep their true proportions
+        and are as large as the window allows."""
         if self.scene is None:
             return
-        b = np.array(self.scene.bounds, float)
+        camera = self.plotter.camera
+        flat = self.scene.flat and view is None
+        camera.parallel_projection = flat
+        direction = np.array(view or self.scene.view, float)
+        self.fit(self.scene.bounds, direction, self.scene.up)
+        if flat:
+            b = np.array(self.scene.bounds, float)
+            width, height = b[1] - b[0], b[3] - b[2]
+            w, h = self.plotter.window_size
+            aspect = w / max(h, 1)
+            camera.parallel_scale = max(height, width / aspect) / 2 * 1.03
+
+    def fit(self, bounds, direction, up=None) -> None:
+        """Aim the camera along `direction` (focus to camera) so the box `bounds` fits."""
+        b = np.array(bounds, float)
         lo, hi = b[0::2], b[1::2]
         centre = (lo + hi) / 2
         radius = float(np.linalg.norm(hi - lo)) / 2
-        direction = np.array(view or self.scene.view, float)
+        direction = np.array(direction, float)
         direction /= np.linalg.norm(direction)
         camera = self.plotter.camera
         angle = camera.view_angle
         distance = radius / math.sin(math.radians(angle / 2)) * 1.12
         camera.focal_point = tuple(centre)
         camera.position = tuple(centre + direction * distance)
-        camera.up = self.scene.up
+        if up is not None:
+            camera.up = up
         self.plotter.renderer.ResetCameraClippingRange()
+
+    def visible_bounds(self) -> tuple[float, ...] | None:
+        """The box around every visible actor as drawn now (None if nothing is visible)."""
+        boxes = [
+            actor.GetBounds()
+            for actor in self.actors.values()
+            if actor.visibility and actor.GetMapper() is not None
+        ]
+        boxes = [b for b in boxes if b[0] <= b[1]]
+        if not boxes:
+            return None
+        arr = np.array(boxes, float)
+        return (
+            arr[:, 0].min(), arr[:, 1].max(), arr[:, 2].min(),
+            arr[:, 3].max(), arr[:, 4].min(), arr[:, 5].max(),
+        )  # fmt: skip
 
     def isometric(self) -> None:
         self.frame_camera(ISOMETRIC)

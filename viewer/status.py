@@ -1,7 +1,9 @@
 """The status bar: puzzle, solution, step and selection labels, and the one transient line.
 
 Everything here follows events: the viewer state's (puzzle, solutions, step, mode, message)
-and the hands-on controller's `selection_changed`. Since the state clears its message on every
+and the hands-on controller's `selection_changed`. A file written by an export is announced
+as "saved to …" with an "Open folder" button beside it (`show_saved`), which stays until the
+next puzzle. Since the state clears its message on every
 puzzle and mode change and the selection is reset with the scene, nothing shown here outlives
 what it describes ("selected: A" after another puzzle, a Play fit report after Play).
 """
@@ -9,9 +11,11 @@ what it describes ("selected: A" after another puzzle, a Play fit report after P
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QLabel, QMainWindow
+from PySide6.QtCore import QObject, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QLabel, QMainWindow, QPushButton
 
 from tessera.viewer.state import ViewerState
 
@@ -34,6 +38,13 @@ class StatusLine(QObject):
         self.puzzle = QLabel("no puzzle")
         self.solution = QLabel("")
         self.step = QLabel("")
+        self.open_folder = QPushButton("Open folder")
+        self.open_folder.setObjectName("open_folder")
+        self.open_folder.setFlat(True)
+        self.open_folder.setVisible(False)
+        self.open_folder.clicked.connect(self.open_saved_folder)
+        self.saved_path: Path | None = None
+        self.bar.addPermanentWidget(self.open_folder)
         for label in (self.selected, self.puzzle, self.solution, self.step):
             self.bar.addPermanentWidget(label)
         events = state.events
@@ -49,7 +60,32 @@ class StatusLine(QObject):
     def show_error(self, message: str) -> None:
         self.bar.showMessage(message, ERROR_MS)
 
+    def show_saved(self, path: str) -> None:
+        """An export wrote `path` (a file or a folder): say so, offer to open its folder."""
+        self.saved_path = Path(path)
+        self.bar.showMessage(f"saved to {path}")
+        self.open_folder.setToolTip(f"open {self.saved_folder()}")
+        self.open_folder.setVisible(True)
+
+    def saved_folder(self) -> Path | None:
+        path = self.saved_path
+        if path is None:
+            return None
+        return path if path.is_dir() else path.parent
+
+    def open_saved_folder(self) -> bool:
+        folder = self.saved_folder()
+        if folder is None:
+            return False
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder.resolve())))
+
+    def show_preparing(self) -> None:
+        self.bar.showMessage("preparing the solver (once per install)…")
+        self.solution.setText("preparing the solver")
+
     def _on_puzzle(self, family) -> None:
+        self.open_folder.setVisible(False)
+        self.selected.setText("")  # no selection survives a new puzzle
         self.puzzle.setText(family.name)
         self.window.setWindowTitle(f"Tessera — {family.name}")
         self.refresh()

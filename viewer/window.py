@@ -12,26 +12,41 @@ This module composes; each job lives in its own module and follows the `ViewerSt
 | viewer/export_actions.py | File ▸ Export image / animation / STL |
 | viewer/handson.py | picking, the Play table, hints, the inspector |
 | viewer/controls.py | the browser, solution list, step bar and hands-on bar widgets |
+| viewer/minimap.py | Search mode's depth mini-map under the slider |
+| viewer/dialogs.py | error dialogs, About, keyboard shortcuts, Preferences (QSettings) |
+| viewer/trace_match.py | which listed solution the search trace shows |
 
 What stays here: opening a puzzle and running its solver in a worker thread, drawing the
 replay scene when the state says it changed (pieces are separate actors placed by
 `user_matrix`, viewer/render.py), coalesced renders (`schedule_render`: a burst of moves or a
 slider drag costs one frame), the camera, the screenshot, and an orderly close.
+
+Only the controls that mean something for the puzzle are shown: the hands-on bar and the
+Piece menu for polycube puzzles (Play mode), the trace jumps in Search mode, explode and
+layers where the scene is not a flat board. VTK's own one-letter keys (w: wireframe,
+3: stereo, e/q: quit the interactor, ...) never reach VTK: every key is a QAction's.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QInputDialog, QMainWindow
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, QVariantAnimation, Signal
+from PySide6.QtGui import QColor, QIcon, QPalette
+from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QInputDialog, QMainWindow
 
 from tessera.models.assets import ASSETS
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.viewer import export
 from tessera.viewer.actions import ActionSync, build_menus, make_actions
 from tessera.viewer.controls import HandsOnBar, PuzzleBrowser, SolutionPanel, StepBar
+from tessera.viewer.dialogs import (
+    Preferences,
+    PreferencesDialog,
+    ShortcutsDialog,
+    about_box,
+    error_box,
+)
 from tessera.viewer.export_actions import Exporter
 from tessera.viewer.families import Family, load
 from tessera.viewer.handson import MOVE_KEYS, TURN_KEYS, HandsOn
@@ -39,13 +54,50 @@ from tessera.viewer.inspect_view import InspectPanel
 from tessera.viewer.perf import ViewerInteractor
 from tessera.viewer.playback import Playback
 from tessera.viewer.recent import RecentFiles, fill_menu
-from tessera.viewer.render import SceneRenderer, style_plotter
+from tessera.viewer.render import SceneRenderer, set_theme, style_plotter
+from tessera.viewer.scenes.base import Timeline
 from tessera.viewer.state import ViewerState
 from tessera.viewer.status import StatusLine
 from tessera.viewer.worker import SolveWorker
 
 ICON = ASSETS / "icons" / "tessera.svg"
 PUZZLE_FILES = "Puzzles (*.toml *.json *.xmpuzzle *.kenken);;All files (*)"
+FADE_MS = 320  # a piece Search mode takes back fades out over this long
+
+
+class VtkKeyFilter(QObject):
+    """Swallows plain character keys on their way into the VTK widget, where VTK's interactor
+    style would act on them (w: wireframe, s: surface, 3: stereo, e/q: stop the interactor,
+    ...); `reset_key_events` does not remove those. Application keys are QAction shortcuts,
+    which Qt matches before the widget sees the key, so they keep working; modifier keys,
+    arrows and Escape pass through."""
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            text = event.text()
+            mods = event.modifiers() & (
+                Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+            )
+            if text and text.isprintable() and not mods:
+                return True
+        return False
+
+
+def dark_palette() -> QPalette:
+    """A dark window palette (Fusion's roles), matching the dark scene background."""
+    p = QPalette()
+    base, window, text = QColor("#1e2228"), QColor("#2b3038"), QColor("#e6e8eb")
+    for role, colour in (
+        (QPalette.ColorRole.Window, window), (QPalette.ColorRole.WindowText, text),
+        (QPalette.ColorRole.Base, base), (QPalette.ColorRole.AlternateBase, window),
+        (QPalette.ColorRole.Text, text), (QPalette.ColorRole.Button, window),
+        (QPalette.ColorRole.ButtonText, text), (QPalette.ColorRole.ToolTipBase, base),
+        (QPalette.ColorRole.ToolTipText, text), (QPalette.ColorRole.Highlight, QColor("#3d6fb4")),
+        (QPalette.ColorRole.HighlightedText, QColor("#ffffff")),
+        (QPalette.ColorRole.Link, QColor("#8ab4f8")),
+    ):  # fmt: skip
+        p.setColor(role, colour)
+    return p
 
 
 class MainWindow(QMainWindow):
@@ -68,6 +120,12 @@ class MainWindow(QMainWindow):
         self._old_workers: list[SolveWorker] = []
         self._frame_next = True  # the next scene shown frames the camera
         self.last_error = ""
+        self.error_dialog = None  # the last error box opened (tests look at it)
+        self.prefs = Preferences()
+        self.theme = self.prefs.theme
+        self._fade = QVariantAnimation(self)
+        self._fade.setDuration(FADE_MS)
+        self._fade.valueChanged.connect(lambda v: self.state.set_step(float(v)))
 
         # No MSAA: ghosted pieces need depth peeling, which renders wrongly with MSAA on Mesa;
         # FXAA smooths the edges instead.
@@ -75,6 +133,8 @@ class MainWindow(QMainWindow):
         style_plotter(self.plotter, anti_aliasing="fxaa")
         export.add_lights(self.plotter)
         self.plotter.reset_key_events()
+        self._key_filter = VtkKeyFilter(self)
+        self.plotter.interactor.installEventFilter(self._key_filter)
         self.setCentralWidget(self.plotter.interactor)
         self.renderer = SceneRenderer(self.plotter)
         self._render_timer = QTimer(self)
@@ -90,16 +150,24 @@ class MainWindow(QMainWindow):
         )  # fmt: skip
         self.actions, self.mode_group = make_actions(self)
         self.recent = RecentFiles(self)
-        self.exporter = Exporter(self.state, self.plotter, self)
+        self.exporter = Exporter(self.state, self.plotter, self, view=self.export_view)
         self._build_docks()
         self.recent_menu = build_menus(self.menuBar(), self.actions)
         self.status = StatusLine(self, self.state, lambda: self.solving)
         self.status_selected, self.status_puzzle = self.status.selected, self.status.puzzle
         self.status_solution, self.status_step = self.status.solution, self.status.step
-        self.playback = Playback(self.state, self.actions["play"], self.step_bar.speed, self)
+        speeds = {mode: self.prefs.speed(mode) for mode in ("solution", "search")}
+        self.playback = Playback(
+            self.state, self.actions["play"], self.step_bar.speed, self, speeds=speeds
+        )
         self.sync = ActionSync(self.actions, self.state, self.handson, self.step_bar.slider, self)
         self._connect()
         self._recent_changed(self.recent.entries())
+        self.apply_theme(self.theme)
+        self._show_family_controls()
+        geometry = self.prefs.geometry()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
 
     # -- composition ---------------------------------------------------------------------------
     def _build_docks(self) -> None:
@@ -143,6 +211,11 @@ class MainWindow(QMainWindow):
             ("isometric", self.isometric_view), ("cancel", self.cancel_solving),
             ("undo", h.undo), ("redo", h.redo), ("reset_play", h.reset),
             ("hint", h.ask_hint), ("apply_hint", h.apply_hint),
+            ("next_backtrack", lambda: self.jump(Timeline.REMOVE, +1)),
+            ("previous_backtrack", lambda: self.jump(Timeline.REMOVE, -1)),
+            ("next_found", lambda: self.jump(Timeline.SOLUTION, +1)),
+            ("about", self.show_about), ("shortcuts", self.show_shortcuts),
+            ("preferences", self.show_preferences),
         ):  # fmt: skip
             a[name].triggered.connect(slot)
         for name, (axis, turns) in TURN_KEYS.items():
@@ -152,6 +225,9 @@ class MainWindow(QMainWindow):
         a["ghost"].toggled.connect(h.state.set_ghost)
         self.mode_group.triggered.connect(lambda action: self.set_mode(action.data()))
         self.step_bar.slider.valueChanged.connect(state.set_step)
+        self.step_bar.step_requested.connect(self._go_to_step)
+        self.exporter.saved.connect(self.status.show_saved)
+        state.events.puzzle.connect(self._show_family_controls)
         self.solution_panel.cancel_button.clicked.connect(self.cancel_solving)
         self.solution_panel.list.currentRowChanged.connect(self._list_row_changed)
         self.recent.changed.connect(self._recent_changed)
@@ -166,19 +242,23 @@ class MainWindow(QMainWindow):
 
     # -- puzzles and the solver -------------------------------------------------------------
     def open_puzzle(self, name_or_path: str) -> bool:
-        """Load a file, built-in or game ID and start solving it. False (and a message) if bad."""
+        """Load a file, built-in or game ID and start solving it. False and an error dialog
+        (reason, file, line, the offending line) if it is bad."""
         try:
             family = load(name_or_path)
-        except (PuzzleError, NoSolution) as exc:
-            self.show_error(f"tessera: error: {exc}")
+        except (PuzzleError, NoSolution, OSError) as exc:
+            self.show_error(f"could not open {Path(str(name_or_path)).name}: {exc}")
+            title = "Cannot open the puzzle"
+            self.error_dialog = error_box(self, title, exc, str(name_or_path))
             return False
         self.set_family(family, name_or_path)
         return True
 
     def set_family(self, family: Family, label: str | None = None) -> None:
         self.stop_worker()
+        self._fade.stop()
         self._frame_next = True
-        self.solution_panel.reset()
+        self.solution_panel.reset(self.impossible_reason(family))
         self.state.set_family(family)
         if label and (Path(label).exists() or family.source == label):
             self.recent.remember(label)
@@ -186,16 +266,30 @@ class MainWindow(QMainWindow):
         self.worker.found.connect(self._on_found)
         self.worker.progress.connect(self.solution_panel.show_progress)
         self.worker.failed.connect(lambda msg: self.show_error(f"solver failed: {msg}"))
+        self.worker.preparing.connect(self._on_preparing)
         self.worker.finished_search.connect(self._on_worker_finished)
         self.worker.start()
         self.status.refresh()
         self.puzzle_loaded.emit(family.name)
 
+    @staticmethod
+    def impossible_reason(family: Family) -> str | None:
+        """Why the puzzle cannot have a solution, when that is known before searching."""
+        check = getattr(family.puzzle, "volume_problem", None)
+        return check() if callable(check) else None
+
+    def _on_preparing(self) -> None:
+        if self.sender() is self.worker:
+            self.solution_panel.preparing()
+            self.status.show_preparing()
+
     def stop_worker(self, wait_ms: int = 5000) -> None:
         worker, self.worker = self.worker, None
         if worker is None:
             return
-        for signal in (worker.found, worker.progress, worker.finished_search, worker.failed):
+        for signal in (
+            worker.found, worker.progress, worker.finished_search, worker.failed, worker.preparing
+        ):  # fmt: skip
             signal.disconnect()
         worker.cancel()
         if not worker.wait(wait_ms):  # pragma: no cover - a solver ignoring cancel
@@ -259,7 +353,57 @@ class MainWindow(QMainWindow):
 
     def _forward(self) -> None:
         self.playback.pause()
+        timeline = self._timeline()
+        k = int(self.state.step)
+        if (
+            timeline is not None and self.state.step == k and k < len(timeline.kinds)
+            and timeline.kinds[k] == Timeline.REMOVE
+        ):  # fmt: skip
+            self.fade_to(k + 1)  # a backtrack: the piece fades out rather than vanishing
+            return
         self.state.forward()
+
+    def _timeline(self) -> Timeline | None:
+        scene = self.state.scene
+        if self.state.mode != "search" or scene is None:
+            return None
+        return scene.timeline
+
+    def fade_to(self, step: int) -> None:
+        """Go to `step` (one past a REMOVE event) through the fractional steps between, so
+        the scene's fade plays; `step_shown` fires for the last."""
+        self._fade.stop()
+        self.state.set_step(step - 1)
+        self._fade.setStartValue(float(step - 1))
+        self._fade.setEndValue(float(step))
+        self._fade.start()
+
+    def jump(self, kind: int, direction: int) -> bool:
+        """Search mode: go to the next (+1) or previous (-1) step reached by an event of
+        `kind` (Timeline.REMOVE: a backtrack; Timeline.SOLUTION: a solution found)."""
+        timeline = self._timeline()
+        if timeline is None:
+            return False
+        self.playback.pause()
+        self._fade.stop()
+        step = self.state.step
+        target = (
+            timeline.next_step(step, kind) if direction > 0 else timeline.previous_step(step, kind)
+        )
+        if target is None:
+            what = "backtrack" if kind == Timeline.REMOVE else "solution"
+            self.state.say(f"no {'further' if direction > 0 else 'earlier'} {what} in the trace")
+            return False
+        if kind == Timeline.REMOVE:
+            self.fade_to(target)
+        else:
+            self.state.set_step(target)
+        return True
+
+    def _go_to_step(self, step: int) -> None:
+        self.playback.pause()
+        self._fade.stop()
+        self.state.set_step(step)
 
     def _back(self) -> None:
         self.playback.pause()
@@ -268,6 +412,93 @@ class MainWindow(QMainWindow):
     def _list_row_changed(self, row: int) -> None:
         if row >= 0:
             self.state.set_solution(row)
+
+    def _trace_row(self) -> int | None:
+        """The listed solution the search trace shows now (None before its first solution,
+        or when it cannot be matched): what the list highlights in Search mode."""
+        from tessera.viewer.trace_match import solution_row
+
+        timeline = self._timeline()
+        if timeline is None:
+            return None
+        done = timeline.kinds[: int(self.state.step)] == Timeline.SOLUTION
+        if not done.any():
+            return None
+        at = int(done.nonzero()[0][-1]) + 1  # the step of the last solution event so far
+        key = (id(self.state.scene), at, len(self.state.solutions))
+        if getattr(self, "_trace_row_key", None) != key:
+            from tessera.solvers.trace import stack_at
+
+            stack = stack_at(self.state.trace.events, at)
+            self._trace_row_cache = solution_row(
+                self.state.family, self.state.trace, stack, self.state.solutions
+            )
+            self._trace_row_key = key
+        return self._trace_row_cache
+
+    def _sync_list(self) -> None:
+        """The list highlights the solution shown: the state's in Solution mode, the trace's
+        (or none) in Search mode, so the two never disagree."""
+        if self.state.mode == "search":
+            self.solution_panel.highlight(self._trace_row())
+        elif self.state.mode == "solution":
+            row = self.state.solution_index
+            if row >= 0 and self.solution_panel.list.currentRow() != row:
+                self.solution_panel.highlight(row)
+
+    # -- per family controls, theme, help -------------------------------------------------------
+    def _show_family_controls(self, *_args) -> None:
+        """Only what means something for this puzzle: turning and moving pieces (the hands-on
+        bar, the Piece menu) for polycube puzzles."""
+        playable = self.state.can_play or self.state.family is None
+        self.handson_bar.setVisible(playable)
+        for action in self.menuBar().actions():
+            if action.objectName() == "piece_menu":
+                action.setVisible(playable)
+
+    def apply_theme(self, theme: str) -> None:
+        """Light or dark: the window's palette and the 3D scene's background together."""
+        self.theme = theme
+        app = QApplication.instance()
+        if theme == "dark":
+            app.setStyle("Fusion")
+            app.setPalette(dark_palette())
+        else:
+            app.setPalette(app.style().standardPalette())
+        set_theme(self.plotter, theme)
+        self.schedule_render()
+
+    def show_about(self) -> None:
+        self.about_dialog = about_box(self)
+
+    def show_shortcuts(self) -> None:
+        self.shortcuts_dialog = ShortcutsDialog(self.actions, self)
+        self.shortcuts_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.shortcuts_dialog.open()
+
+    def show_preferences(self) -> None:
+        dialog = PreferencesDialog(self.prefs, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(self._preferences_changed)
+        self.preferences_dialog = dialog
+        dialog.open()
+
+    def _preferences_changed(self) -> None:
+        self.apply_theme(self.prefs.theme)
+        for mode in ("solution", "search"):
+            self.playback.speeds[mode] = self.prefs.speed(mode)
+        if self.state.mode in self.playback.speeds:
+            self.step_bar.speed.setValue(self.playback.speeds[self.state.mode])
+
+    def export_view(self) -> export.View:
+        """How the view shows the scene now, for an export that looks the same."""
+        camera = self.plotter.camera
+        return export.View(
+            camera=self.plotter.camera_position,
+            parallel_scale=camera.parallel_scale if camera.parallel_projection else None,
+            inspect=self.handson.state,
+            theme=self.theme,
+        )
 
     # -- state events -------------------------------------------------------------------------
     def _on_mode(self, mode: str) -> None:
@@ -278,14 +509,14 @@ class MainWindow(QMainWindow):
     def _on_scene(self, scene) -> None:
         if self.state.mode == "play":
             return  # the Play table owns the view; this scene is shown when Play is left
-        self.renderer.show(scene, self.state.step, frame=self._frame_next)
+        self._fade.stop()
+        self.renderer.show(scene, self.state.step, frame=self._frame_next or scene.flat)
         self._frame_next = False
         self.handson.scene_replaced()
-        row = self.state.solution_index
-        if row >= 0 and self.solution_panel.list.currentRow() != row:
-            self.solution_panel.list.blockSignals(True)
-            self.solution_panel.list.setCurrentRow(row)
-            self.solution_panel.list.blockSignals(False)
+        self.step_bar.depth_map.set_timeline(
+            scene.timeline if self.state.mode == "search" else None
+        )
+        self._sync_list()
 
     def _on_step(self, step: float) -> None:
         if self.state.mode == "play":
@@ -296,7 +527,10 @@ class MainWindow(QMainWindow):
         scene = self.state.scene
         depth = scene.depth(step) if scene is not None else None
         self.step_bar.show_step(step, self.state.n_steps, depth)
-        self.step_shown.emit(step)
+        if self.state.mode == "search":
+            self._sync_list()
+        if not (self._fade.state() == QVariantAnimation.State.Running and step % 1):
+            self.step_shown.emit(step)
 
     # -- rendering and camera ---------------------------------------------------------------------
     def schedule_render(self) -> None:
@@ -333,6 +567,8 @@ class MainWindow(QMainWindow):
         return self.grab().save(str(path))
 
     def closeEvent(self, event) -> None:
+        self.prefs.set_geometry(self.saveGeometry())
+        self._fade.stop()
         self.playback.pause()
         self._render_timer.stop()
         self.handson.shutdown()

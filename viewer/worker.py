@@ -4,11 +4,17 @@ The window must never wait on a solver. The thread pulls the family's lazy solut
 and posts batches at most ten times a second (thousands of one-item signals would flood the
 event loop); `cancel()` reaches the search's own thread-safe cancel, which stops it at its next
 slice boundary.
+
+The first solve after an install compiles the numba exact-cover kernel (about 5 s, then cached
+on disk). The worker checks for the compiled kernel first and, when it must be built, says so
+(`preparing`) and builds it before the search, so the window can say "preparing the solver
+(once per install)" instead of "no solution" beside "solving…".
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from PySide6.QtCore import QThread, Signal
 
@@ -17,6 +23,28 @@ from tessera.viewer.families import Family
 #: Solutions kept for the list; the count goes on past this (Bedlam has 19 186 classes).
 MAX_LISTED = 20_000
 BATCH_SECONDS = 0.1
+#: Families whose search runs on the compiled exact-cover kernel.
+KERNEL_FAMILIES = ("polycube", "domino")
+
+
+def kernel_ready() -> bool:
+    """Whether the exact-cover kernel is compiled in this process or cached on disk (numba's
+    index file beside the module); True when that cannot be told (never claim a compile)."""
+    try:
+        from tessera.solvers._cells_kernel import run
+
+        if run.signatures:
+            return True
+        return Path(run._cache._cache_file._index_path).exists()
+    except Exception:  # numba's private layout changed: say nothing rather than guess
+        return True
+
+
+def prepare_kernel() -> None:
+    """Compile (or load) the kernel now, in the calling thread."""
+    from tessera.solvers.batch import warm_kernel
+
+    warm_kernel()
 
 
 class SolveWorker(QThread):
@@ -24,6 +52,7 @@ class SolveWorker(QThread):
     progress = Signal(float, int)  # fraction of the search done, solutions so far
     failed = Signal(str)
     finished_search = Signal(bool, int)  # cancelled?, total found
+    preparing = Signal()  # the solver's kernel is being compiled (first solve of an install)
 
     def __init__(self, family: Family, parent=None) -> None:
         super().__init__(parent)
@@ -56,6 +85,9 @@ class SolveWorker(QThread):
                 self._flush(batch, fraction)
 
         try:
+            if self.family.family in KERNEL_FAMILIES and not kernel_ready():
+                self.preparing.emit()
+                prepare_kernel()
             self._job = self.family.solve()
             if self._cancelled:
                 self._job.cancel()

@@ -42,9 +42,37 @@ class ActorSpec:
 
 @dataclass(frozen=True)
 class Pose:
+    """Where an actor is at a step. `opacity` < 1 fades it (a piece Search mode takes back
+    fades out over the step instead of vanishing, so the eye sees what went)."""
+
     matrix: np.ndarray = field(default_factory=lambda: IDENTITY)
     visible: bool = True
     emphasis: Emphasis = "normal"
+    opacity: float = 1.0
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A search trace as the step bar needs it: per event (event k leads to step k + 1) its
+    kind (`PLACE`, `REMOVE`, `SOLUTION` as 0, 1, 2) and the depth after it. The window's
+    next/previous backtrack and next-solution jumps and the depth mini-map read only this."""
+
+    kinds: np.ndarray
+    depths: np.ndarray
+
+    PLACE, REMOVE, SOLUTION = 0, 1, 2
+
+    def next_step(self, step: float, kind: int) -> int | None:
+        """The first step after `step` reached by an event of `kind`, or None."""
+        after = int(np.floor(step))  # steps after this one: events from index `after` on
+        hits = np.flatnonzero(self.kinds[after:] == kind)
+        return after + int(hits[0]) + 1 if len(hits) else None
+
+    def previous_step(self, step: float, kind: int) -> int | None:
+        """The last step before `step` reached by an event of `kind`, or None."""
+        before = int(np.ceil(step)) - 1  # events with index < before lead to earlier steps
+        hits = np.flatnonzero(self.kinds[: max(before, 0)] == kind)
+        return int(hits[-1]) + 1 if len(hits) else None
 
 
 @dataclass
@@ -63,6 +91,15 @@ class Scene:
     up: tuple[float, float, float] = (0.0, 0.0, 1.0)
     describe: Callable[[float], str] = field(default=lambda step: "")
     depth: Callable[[float], int | None] = field(default=lambda step: None)
+    #: A flat board (KenKen, dominoes): seen from straight above with a parallel projection,
+    #: so every clue has the same true size and nothing is foreshortened.
+    flat: bool = False
+    #: Whether explode and the layer cut mean anything (not on a flat board).
+    inspectable: bool = True
+    #: What the Inside list shows instead of the pieces: (label, colour) rows, e.g. the cages.
+    listing: list[tuple[str, str]] | None = None
+    #: The search trace's kinds and depths, in Search mode (jumps and the mini-map).
+    timeline: Timeline | None = None
 
 
 def translation(offset) -> np.ndarray:
@@ -190,3 +227,23 @@ class TraceReplay:
 
     def depth(self, step: float) -> int:
         return len(self.stack(step))
+
+    def timeline(self) -> Timeline:
+        from tessera.solvers.trace import EventKind
+
+        code = {EventKind.PLACE: 0, EventKind.REMOVE: 1, EventKind.SOLUTION: 2}
+        kinds = np.array([code[e.kind] for e in self.events], np.int8)
+        depths = np.array([len(s) for s in self.stacks[1:]], np.int32)
+        return Timeline(kinds, depths)
+
+    def removed_at(self, step: float) -> tuple[int, float] | None:
+        """While the step moves from k to k + 1 over a REMOVE event: (the depth from which
+        the stack loses its entries, how far along, 0..1). Scenes show those entries fading
+        out instead of gone at once."""
+        from tessera.solvers.trace import EventKind
+
+        k = int(np.floor(step))
+        frac = step - k
+        if frac <= 0 or k >= len(self.events) or self.events[k].kind is not EventKind.REMOVE:
+            return None
+        return len(self.stacks[k + 1]), frac

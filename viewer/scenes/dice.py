@@ -249,5 +249,5 @@ def _search_scene(puzzle, layout, actors, trace, bounds) -> Scene:
 
     return Scene(
         actors, len(replay.events), pose, bounds, view=VIEW,
-        describe=replay.describe, depth=replay.depth,
+        describe=replay.describe, depth=replay.depth, timeline=replay.timeline(),
     )  # fmt: skip

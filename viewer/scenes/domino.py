@@ -44,7 +44,9 @@ FELT_LINE = "#24553e"
 NUMBER = "#eef3ee"
 CURSOR_COLOR = "#ff8c1a"
 DROP = 1.6  # how high above the board a tile starts
-VIEW = (0.25, -1.0, 1.7)
+VIEW = (0.0, 0.0, 1.0)  # straight down: a board is read like a printed page
+#: A domino board is flat: top-down, parallel projection, no explode or layer cut.
+FLAT = dict(flat=True, inspectable=False, up=(0.0, 1.0, 0.0))
 
 
 def cell_centre(cell: Cell) -> np.ndarray:
@@ -171,7 +173,9 @@ def build(
         actors = _tiles(puzzle, tiles) + static
         return _search_scene(puzzle, actors, tiles, trace, bounds)
     if solution is None:
-        return Scene(static, 0, lambda step: {"cursor": Pose(visible=False)}, bounds, view=VIEW)
+        return Scene(
+            static, 0, lambda step: {"cursor": Pose(visible=False)}, bounds, view=VIEW, **FLAT
+        )
     order = sorted(tuple(sorted(p)) for p in solution)
     tiles = sorted({puzzle.tile_at(p) for p in order})
     actors = _tiles(puzzle, tiles) + static
@@ -225,7 +229,7 @@ def _solution_scene(puzzle, actors, tiles, order, bounds) -> Scene:
         lo, hi = puzzle.tile_at(order[i])
         return f"tile {lo}-{hi} laid on {a} {b}"
 
-    return Scene(actors, n, pose, bounds, view=VIEW, describe=describe)
+    return Scene(actors, n, pose, bounds, view=VIEW, **FLAT, describe=describe)
 
 
 def _search_scene(puzzle, actors, tiles, trace, bounds) -> Scene:
@@ -249,6 +253,6 @@ def _search_scene(puzzle, actors, tiles, trace, bounds) -> Scene:
         return out
 
     return Scene(
-        actors, len(replay.events), pose, bounds, view=VIEW,
-        describe=replay.describe, depth=replay.depth,
+        actors, len(replay.events), pose, bounds, view=VIEW, **FLAT,
+        describe=replay.describe, depth=replay.depth, timeline=replay.timeline(),
     )  # fmt: skip

@@ -36,17 +36,27 @@ from tessera.viewer.scenes.base import (
 )
 
 DIGIT_HEIGHT = 0.46
-CLUE_HEIGHT = 0.19
+CLUE_HEIGHT = 0.3  # 17 px on a 9×9 board in a 1200×760 window, seen top-down
 GLYPH_DEPTH = 0.03
 LIFT = 0.006  # a digit's underside above the board
-DIGIT_DROP = 0.07  # digits sit a little low in their cell, clear of the clue
+DIGIT_DROP = 0.12  # digits sit a little low in their cell, clear of the clue
 GRID_WIDTH, CAGE_WIDTH = 0.012, 0.045  # half widths of thin grid lines and cage borders
 BOARD = "#fbf8f1"
 GRID = "#9aa3ad"
 CAGE = "#1d232b"
 INK = "#1f3a93"
 CURSOR = "#ffe08a"
-VIEW = (0.15, -0.75, 1.7)
+VIEW = (0.0, 0.0, 1.0)  # straight down: the board is read like a printed page
+
+
+def _flat(puzzle: KenKenPuzzle) -> dict:
+    """A KenKen board is flat: seen top-down with a parallel projection (every clue the same
+    true size), no explode or layer cut, and the Inside list shows the cages."""
+    cages = [
+        (f"{str(c.target) if puzzle.multiplication_only else c.clue}  ({len(c.cells)} cells)", CAGE)
+        for c in puzzle.cages
+    ]
+    return dict(flat=True, inspectable=False, up=(0.0, 1.0, 0.0), listing=cages)
 
 
 class Wheel:
@@ -196,7 +206,7 @@ def build(
             raise ValueError("search mode needs a trace")
         return _search_scene(puzzle, wheel, actors, trace, bounds)
     if solution is None:
-        return Scene(actors, 0, lambda step: _hidden(n), bounds, view=VIEW)
+        return Scene(actors, 0, lambda step: _hidden(n), bounds, view=VIEW, **_flat(puzzle))
     return _solution_scene(puzzle, wheel, actors, solution, bounds)
 
 
@@ -243,7 +253,7 @@ def _solution_scene(puzzle, wheel, actors, grid, bounds) -> Scene:
         r, c = order[i]
         return f"{grid[r][c]} in row {r + 1}, column {c + 1} (cage {clue_of[(r, c)]})"
 
-    return Scene(actors, steps, pose, bounds, view=VIEW, describe=describe)
+    return Scene(actors, steps, pose, bounds, view=VIEW, **_flat(puzzle), describe=describe)
 
 
 def _search_scene(puzzle, wheel, actors, trace, bounds) -> Scene:
@@ -288,5 +298,13 @@ def _search_scene(puzzle, wheel, actors, trace, bounds) -> Scene:
         )
 
     return Scene(
-        actors, len(replay.events), pose, bounds, view=VIEW, describe=describe, depth=replay.depth
+        actors,
+        len(replay.events),
+        pose,
+        bounds,
+        view=VIEW,
+        **_flat(puzzle),
+        describe=describe,
+        depth=replay.depth,
+        timeline=replay.timeline(),
     )

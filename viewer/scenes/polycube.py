@@ -187,6 +187,7 @@ def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
     def pose(step: float) -> dict[str, Pose]:
         stack = replay.stack(step)
         last = replay.last(step)
+        removing = replay.removed_at(step)  # a backtrack under way: those pieces fade out
         out = _hidden(actors)
         used: dict[int, int] = {}
         for i, row in enumerate(stack):
@@ -194,11 +195,16 @@ def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
             j = used.get(t, 0)
             used[t] = j + 1
             active = last is not None and last.kind is EventKind.PLACE and i == len(stack) - 1
+            if removing is not None and i >= removing[0]:
+                fade = 1.0 - ease(removing[1])
+                out[keys_of_type[t][j]] = Pose(matrix_of(row), fade > 0.02, "active", fade)
+                continue
             out[keys_of_type[t][j]] = Pose(matrix_of(row), True, "active" if active else "dim")
         if last is not None and last.kind is EventKind.SOLUTION:
             out = {k: Pose(p.matrix, p.visible, "normal") for k, p in out.items()}
         return out
 
     return Scene(
-        actors, len(replay.events), pose, bounds, describe=replay.describe, depth=replay.depth
-    )
+        actors, len(replay.events), pose, bounds, describe=replay.describe, depth=replay.depth,
+        timeline=replay.timeline(),
+    )  # fmt: skip

@@ -1,0 +1,63 @@
+"""Which listed solution the search trace is showing, so the solution list and Search mode agree.
+
+The list holds one solution per symmetry class, in the order the (symmetry-reduced) listing
+found them; the trace is the plain search's own path, whose first solution may be any member
+of any class. For polycube puzzles a solution is compared as its cell → piece-type labelling
+under every symmetry of the target: the trace's solution matches a listed one when some
+symmetry maps one labelling onto the other. Other families' traces are not matched (the list
+then highlights nothing in Search mode rather than a solution the trace does not show).
+Qt-free and cheap: 48 keys for the trace's solution, one key per listed solution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+Key = tuple[tuple[int, int, int, int], ...]
+
+
+def _key(cells: np.ndarray, labels: np.ndarray) -> Key:
+    rows = np.column_stack([np.asarray(cells, np.int64), np.asarray(labels, np.int64)])
+    return tuple(map(tuple, rows[np.lexsort(rows.T[::-1])].tolist()))
+
+
+def _labelled(pieces: Sequence[tuple[int, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    cells = np.vstack([np.asarray(c, np.int64) for _, c in pieces])
+    labels = np.concatenate([np.full(len(c), t, np.int64) for t, c in pieces])
+    return cells, labels
+
+
+def polycube_row(puzzle: Any, trace: Any, stack: Sequence[int], solutions: Sequence[Any]):
+    """The index in `solutions` of the polycube solution the trace's `stack` shows, or None."""
+    from tessera.models.geometry import apply_affine, target_symmetries
+
+    problem = trace.decoder
+    pieces = [(problem.placements[row].piece, problem.row_cells[row]) for row in stack]
+    if not pieces:
+        return None
+    cells, labels = _labelled(pieces)
+    target = puzzle.target
+    keys = {
+        _key(apply_affine(cells, affine), labels)
+        for affine in target_symmetries(target.required, target.optional)
+    }
+    for index, solution in enumerate(solutions):
+        listed = [(p.piece, p.cells) for p in solution.pieces]
+        if _key(*_labelled(listed)) in keys:
+            return index
+    return None
+
+
+def solution_row(family: Any, trace: Any, stack: Sequence[int], solutions: Sequence[Any]):
+    """The listed solution the trace shows at a solution event (None: not matched)."""
+    if family is None or trace is None or not solutions:
+        return None
+    if family.family == "polycube":
+        try:
+            return polycube_row(family.puzzle, trace, stack, solutions)
+        except (AttributeError, IndexError, ValueError):  # another decoder: do not guess
+            return None
+    return None
