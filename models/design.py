@@ -1,0 +1,674 @@
+"""The design document of Design mode: pieces and a target drawn cube by cube, Qt-free.
+
+napari-style, like `models.play.PlayModel`: the document owns the facts and announces each
+change through psygnal signals (`doc.events`); the editor's 3D view, its layer view, its side
+panel and the live analysis all listen and change the document only through its methods, so a
+test or a script can build a puzzle without a window.
+
+Every edit replaces one immutable `DesignState` by another and pushes the old one on the undo
+stack. Undo is then a swap of snapshots: no edit needs an inverse of its own, and a composite
+edit (a mirrored click adds two cubes, a rotation moves them all) undoes in one step.
+
+Shapes keep the coordinates they were drawn at (the editor's grid); they are normalised only
+when the document becomes a `PolycubePuzzle` or a file. A piece's count is a range
+`min_copies..max_copies`; a fixed count is the range of one value. Format 1 has no ranges, so
+a document with one can be exported as BurrTools XML (which has them) but not saved as TOML.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+from psygnal import Signal, SignalGroup
+
+from tessera.models import geometry
+from tessera.models.atomic import atomic_path
+from tessera.models.errors import PuzzleError
+from tessera.models.polycube import PALETTE, Piece, PolycubePuzzle, Target, layers_text
+
+Cell = tuple[int, int, int]
+#: The shape index of the target (pieces are 0, 1, ...).
+TARGET = -1
+#: More count combinations than this (piece ranges) are not analysed one by one.
+MAX_VARIANTS = 64
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_AXES = {"x": 0, "y": 1, "z": 2}
+
+
+class DesignError(PuzzleError):
+    """An edit or a conversion the document refuses (a clear reason, never a traceback)."""
+
+
+@dataclass(frozen=True)
+class DesignPiece:
+    """A piece type as drawn: cells where the user put them, a colour, a count range."""
+
+    name: str
+    cells: frozenset[Cell] = frozenset()
+    color: str = "#d62728"
+    min_copies: int = 1
+    max_copies: int = 1
+
+    @property
+    def is_range(self) -> bool:
+        return self.max_copies != self.min_copies
+
+    @property
+    def count_text(self) -> str:
+        """'1', '3' or '0..2': what the side panel shows beside the name."""
+        if self.is_range:
+            return f"{self.min_copies}..{self.max_copies}"
+        return str(self.min_copies)
+
+
+@dataclass(frozen=True)
+class DesignTarget:
+    """The shape to fill: required cells and optional (BurrTools 'variable', `+`) cells."""
+
+    required: frozenset[Cell] = frozenset()
+    optional: frozenset[Cell] = frozenset()
+
+    @property
+    def cells(self) -> frozenset[Cell]:
+        return self.required | self.optional
+
+
+@dataclass(frozen=True)
+class DesignState:
+    """One immutable snapshot of the whole document (what undo and redo swap)."""
+
+    name: str = "Untitled"
+    pieces: tuple[DesignPiece, ...] = ()
+    target: DesignTarget = field(default_factory=DesignTarget)
+
+    def shape_cells(self, shape: int) -> frozenset[Cell]:
+        """All cells of a shape (target: required and optional)."""
+        return self.target.cells if shape == TARGET else self.pieces[shape].cells
+
+    @property
+    def piece_volume_range(self) -> tuple[int, int]:
+        lo = sum(len(p.cells) * p.min_copies for p in self.pieces)
+        hi = sum(len(p.cells) * p.max_copies for p in self.pieces)
+        return lo, hi
+
+
+class DesignEvents(SignalGroup):
+    """What the editor's views follow (callbacks may take fewer arguments than emitted)."""
+
+    #: the document changed (any edit, undo, redo, load): the edit's label
+    changed = Signal(str)
+    #: the shape being edited changed (TARGET or a piece index)
+    current = Signal(int)
+    #: (can undo, can redo)
+    history = Signal(bool, bool)
+    #: unsaved changes or not
+    dirty = Signal(bool)
+    #: the file the document is saved to (a path, or '' for none)
+    path = Signal(str)
+
+
+def _cells(cells: Iterable[Sequence[int]]) -> frozenset[Cell]:
+    return frozenset((int(c[0]), int(c[1]), int(c[2])) for c in cells)
+
+
+def _array(cells: Iterable[Cell]) -> np.ndarray:
+    return np.array(sorted(cells), np.int64).reshape(-1, 3)
+
+
+def mirrored(cells: Iterable[Cell], axes: Iterable[str | int], about: Iterable[Cell]) -> set[Cell]:
+    """`cells` plus their mirror images across the middle plane of `about` (the shape as it is)
+    on each axis in `axes`, and across every combination of them: drawing with mirrors on x and
+    y puts four cubes. The middle of an empty shape is the cell itself, so a first cube is one.
+    """
+    cells = set(cells)
+    reference = list(about) or list(cells)
+    if not reference:
+        return cells
+    arr = np.array(reference, np.int64)
+    twice_mid = arr.min(axis=0) + arr.max(axis=0)  # 2 × the middle: mirrors stay on the grid
+    out = set(cells)
+    for axis in axes:
+        a = _AXES.get(axis, axis) if isinstance(axis, str) else axis
+        flipped = set()
+        for c in out:
+            m = list(c)
+            m[a] = int(twice_mid[a]) - m[a]
+            flipped.add((m[0], m[1], m[2]))
+        out |= flipped
+    return out
+
+
+def _turned(cells: frozenset[Cell], matrix: np.ndarray) -> dict[Cell, Cell]:
+    """Each cell's image under `matrix`, shifted so the shape keeps its lowest corner (a turn
+    of the whole shape stays where it was drawn, on the ground)."""
+    arr = _array(cells)
+    if len(arr) == 0:
+        return {}
+    moved = arr @ matrix.T
+    moved = moved - moved.min(axis=0) + arr.min(axis=0)
+    return {
+        (int(a[0]), int(a[1]), int(a[2])): (int(b[0]), int(b[1]), int(b[2]))
+        for a, b in zip(arr, moved, strict=True)
+    }
+
+
+def _quarter_turn(axis: int, turns: int) -> np.ndarray:
+    m = np.eye(3, dtype=np.int64)
+    b, c = [(1, 2), (2, 0), (0, 1)][axis]
+    for _ in range(turns % 4):
+        r = np.eye(3, dtype=np.int64)
+        r[b, b], r[b, c], r[c, b], r[c, c] = 0, -1, 1, 0
+        m = r @ m
+    return m
+
+
+class DesignDocument:
+    """The document: the current snapshot, the shape being edited, undo/redo, the dirty flag
+    and the file it belongs to. Every method that changes the puzzle is one undoable edit."""
+
+    def __init__(self, state: DesignState | None = None, path: str | Path | None = None) -> None:
+        self.events = DesignEvents()
+        self.state = state or DesignState()
+        self.current = TARGET
+        self.path: Path | None = Path(path) if path else None
+        self._undo: list[tuple[DesignState, str, int]] = []
+        self._redo: list[tuple[DesignState, str, int]] = []
+        self._saved: DesignState | None = self.state
+
+    # -- reading ------------------------------------------------------------------------------
+    @property
+    def pieces(self) -> tuple[DesignPiece, ...]:
+        return self.state.pieces
+
+    @property
+    def target(self) -> DesignTarget:
+        return self.state.target
+
+    @property
+    def name(self) -> str:
+        return self.state.name
+
+    def cells(self, shape: int | None = None) -> frozenset[Cell]:
+        """All cells of a shape (default: the one being edited)."""
+        return self.state.shape_cells(self.current if shape is None else shape)
+
+    def shape_name(self, shape: int | None = None) -> str:
+        shape = self.current if shape is None else shape
+        return "target" if shape == TARGET else self.pieces[shape].name
+
+    @property
+    def dirty(self) -> bool:
+        return self.state is not self._saved
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    @property
+    def undo_label(self) -> str | None:
+        return self._undo[-1][1] if self._undo else None
+
+    @property
+    def redo_label(self) -> str | None:
+        return self._redo[-1][1] if self._redo else None
+
+    # -- the one way a snapshot changes -------------------------------------------------------
+    def _commit(self, state: DesignState, label: str, current: int | None = None) -> bool:
+        if state == self.state and (current is None or current == self.current):
+            return False
+        was_dirty = self.dirty
+        self._undo.append((self.state, label, self.current))
+        self._redo.clear()
+        self.state = state
+        self._set_current(self.current if current is None else current, emit=True)
+        self._announce(label, was_dirty)
+        return True
+
+    def _announce(self, label: str, was_dirty: bool) -> None:
+        self.events.changed.emit(label)
+        self.events.history.emit(self.can_undo, self.can_redo)
+        if self.dirty != was_dirty:
+            self.events.dirty.emit(self.dirty)
+
+    def _set_current(self, shape: int, emit: bool = True) -> None:
+        shape = shape if shape == TARGET or 0 <= shape < len(self.pieces) else TARGET
+        if shape != self.current:
+            self.current = shape
+            if emit:
+                self.events.current.emit(shape)
+
+    def select(self, shape: int) -> None:
+        """Edit another shape (TARGET or a piece index); not an edit, not undoable."""
+        if shape != TARGET and not 0 <= shape < len(self.pieces):
+            raise IndexError(f"no piece {shape}")
+        self._set_current(shape)
+
+    def undo(self) -> bool:
+        return self._swap(self._undo, self._redo)
+
+    def redo(self) -> bool:
+        return self._swap(self._redo, self._undo)
+
+    def _swap(self, source: list, sink: list) -> bool:
+        if not source:
+            return False
+        was_dirty = self.dirty
+        state, label, current = source.pop()
+        sink.append((self.state, label, self.current))
+        self.state = state
+        self._set_current(current)
+        self._announce(label, was_dirty)
+        return True
+
+    def replace_all(self, state: DesignState, path: str | Path | None = None) -> None:
+        """A new document (New, Open): history cleared, clean."""
+        was_dirty = self.dirty
+        self.state = state
+        self._undo.clear()
+        self._redo.clear()
+        self._saved = state
+        self.current = TARGET
+        self.events.current.emit(TARGET)
+        self.path = Path(path) if path else None
+        self.events.path.emit(str(self.path or ""))
+        self._announce("open", was_dirty)
+        if not was_dirty:
+            self.events.dirty.emit(False)
+
+    # -- editing cells --------------------------------------------------------------------------
+    def _with_cells(
+        self, shape: int, required: frozenset[Cell], optional: frozenset[Cell] = frozenset()
+    ) -> DesignState:
+        if shape == TARGET:
+            return replace(self.state, target=DesignTarget(required, optional - required))
+        pieces = list(self.pieces)
+        pieces[shape] = replace(pieces[shape], cells=required)
+        return replace(self.state, pieces=tuple(pieces))
+
+    def _parts(self, shape: int) -> tuple[frozenset[Cell], frozenset[Cell]]:
+        if shape == TARGET:
+            return self.target.required, self.target.optional
+        return self.pieces[shape].cells, frozenset()
+
+    def add_cells(
+        self,
+        cells: Iterable[Sequence[int]],
+        shape: int | None = None,
+        optional: bool = False,
+        label: str | None = None,
+    ) -> bool:
+        """Add cubes to a shape; `optional` marks target cells `+` (a piece has no optional
+        cells, so there it is ignored). A cell already there takes the new kind."""
+        shape = self.current if shape is None else shape
+        new = _cells(cells)
+        req, opt = self._parts(shape)
+        if optional and shape == TARGET:
+            req, opt = req - new, opt | new
+        else:
+            req, opt = req | new, opt - new
+        n = len(new)
+        what = "optional cube" if optional and shape == TARGET else "cube"
+        label = label or f"add {n} {what}{'s' if n != 1 else ''} to {self.shape_name(shape)}"
+        return self._commit(self._with_cells(shape, req, opt), label)
+
+    def remove_cells(
+        self, cells: Iterable[Sequence[int]], shape: int | None = None, label: str | None = None
+    ) -> bool:
+        shape = self.current if shape is None else shape
+        gone = _cells(cells)
+        req, opt = self._parts(shape)
+        n = len(gone & (req | opt))
+        label = label or f"remove {n} cube{'s' if n != 1 else ''} from {self.shape_name(shape)}"
+        return self._commit(self._with_cells(shape, req - gone, opt - gone), label)
+
+    def set_cells(
+        self,
+        required: Iterable[Sequence[int]],
+        optional: Iterable[Sequence[int]] = (),
+        shape: int | None = None,
+        label: str = "draw shape",
+    ) -> bool:
+        """Replace a shape's cells at once (a scripted drawing, one undo step)."""
+        shape = self.current if shape is None else shape
+        return self._commit(self._with_cells(shape, _cells(required), _cells(optional)), label)
+
+    def clear_shape(self, shape: int | None = None) -> bool:
+        shape = self.current if shape is None else shape
+        label = f"clear {self.shape_name(shape)}"
+        return self._commit(self._with_cells(shape, frozenset(), frozenset()), label)
+
+    # -- moving the whole shape ----------------------------------------------------------------
+    def _map_shape(self, shape: int, mapping: dict[Cell, Cell], label: str) -> bool:
+        req, opt = self._parts(shape)
+        new_req = frozenset(mapping.get(c, c) for c in req)
+        new_opt = frozenset(mapping.get(c, c) for c in opt)
+        return self._commit(self._with_cells(shape, new_req, new_opt), label)
+
+    def rotate(self, axis: str | int, turns: int = 1, shape: int | None = None) -> bool:
+        """A quarter turn (or `turns` of them) of the whole shape about an axis."""
+        shape = self.current if shape is None else shape
+        a = _AXES[axis] if isinstance(axis, str) else axis
+        mapping = _turned(self.cells(shape), _quarter_turn(a, turns))
+        return self._map_shape(shape, mapping, f"turn {self.shape_name(shape)} about {'xyz'[a]}")
+
+    def flip(self, axis: str | int, shape: int | None = None) -> bool:
+        """Mirror the whole shape along an axis (in place)."""
+        shape = self.current if shape is None else shape
+        a = _AXES[axis] if isinstance(axis, str) else axis
+        m = np.eye(3, dtype=np.int64)
+        m[a, a] = -1
+        mapping = _turned(self.cells(shape), m)
+        return self._map_shape(shape, mapping, f"flip {self.shape_name(shape)} along {'xyz'[a]}")
+
+    def nudge(self, axis: str | int, delta: int = 1, shape: int | None = None) -> bool:
+        """Move the whole shape by `delta` cells along an axis."""
+        shape = self.current if shape is None else shape
+        a = _AXES[axis] if isinstance(axis, str) else axis
+        step = [0, 0, 0]
+        step[a] = delta
+        mapping = {c: (c[0] + step[0], c[1] + step[1], c[2] + step[2]) for c in self.cells(shape)}
+        sign = "+" if delta > 0 else "-"
+        return self._map_shape(shape, mapping, f"move {self.shape_name(shape)} {sign}{'xyz'[a]}")
+
+    # -- the piece list ------------------------------------------------------------------------
+    def _unique_name(self, base: str) -> str:
+        names = {p.name for p in self.pieces}
+        if base not in names:
+            return base
+        for k in itertools.count(2):
+            if f"{base}{k}" not in names:
+                return f"{base}{k}"
+        raise AssertionError("unreachable")
+
+    def _free_colour(self) -> str:
+        used = {p.color.lower() for p in self.pieces}
+        return next((c for c in PALETTE if c not in used), PALETTE[len(self.pieces) % 20])
+
+    def _next_name(self) -> str:
+        names = {p.name for p in self.pieces}
+        for letter in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
+            if letter not in names:
+                return letter
+        return self._unique_name("P")
+
+    def add_piece(
+        self, name: str | None = None, cells: Iterable[Sequence[int]] = (), color: str | None = None
+    ) -> int:
+        """A new piece (empty unless `cells` are given), selected for editing; its index."""
+        name = self._unique_name(name) if name else self._next_name()
+        piece = DesignPiece(name, _cells(cells), color or self._free_colour())
+        state = replace(self.state, pieces=self.pieces + (piece,))
+        self._commit(state, f"add piece {name}", current=len(self.pieces))
+        return len(self.pieces) - 1
+
+    def duplicate_piece(self, index: int | None = None) -> int:
+        index = self.current if index is None else index
+        if index == TARGET:
+            raise DesignError("the target cannot be duplicated; select a piece")
+        original = self.pieces[index]
+        copy = replace(original, name=self._unique_name(original.name), color=self._free_colour())
+        pieces = self.pieces[: index + 1] + (copy,) + self.pieces[index + 1 :]
+        self._commit(
+            replace(self.state, pieces=pieces), f"duplicate piece {original.name}", index + 1
+        )
+        return index + 1
+
+    def delete_piece(self, index: int | None = None) -> bool:
+        index = self.current if index is None else index
+        if index == TARGET:
+            raise DesignError("the target cannot be deleted; clear it instead")
+        name = self.pieces[index].name
+        pieces = self.pieces[:index] + self.pieces[index + 1 :]
+        current = TARGET if not pieces else min(index, len(pieces) - 1)
+        return self._commit(replace(self.state, pieces=pieces), f"delete piece {name}", current)
+
+    def _set_piece(self, index: int, label: str, **changes) -> bool:
+        pieces = list(self.pieces)
+        pieces[index] = replace(pieces[index], **changes)
+        return self._commit(replace(self.state, pieces=tuple(pieces)), label)
+
+    def rename_piece(self, index: int, name: str) -> bool:
+        name = name.strip()
+        if not name:
+            raise DesignError("a piece needs a name")
+        if any(p.name == name for i, p in enumerate(self.pieces) if i != index):
+            raise DesignError(f"there is already a piece called {name!r}")
+        old = self.pieces[index].name
+        return self._set_piece(index, f"rename {old} to {name}", name=name)
+
+    def set_color(self, index: int, color: str) -> bool:
+        if not re.fullmatch(r"#[0-9a-fA-F]{6}", color):
+            raise DesignError(f"a colour looks like '#rrggbb', not {color!r}")
+        return self._set_piece(index, f"colour of {self.pieces[index].name}", color=color.lower())
+
+    def set_copies(self, index: int, minimum: int, maximum: int | None = None) -> bool:
+        """A fixed count (`maximum` None or equal) or a range `minimum..maximum`."""
+        maximum = minimum if maximum is None else maximum
+        if minimum < 0 or maximum < 1 or maximum < minimum:
+            raise DesignError(f"copies must be 0 ≤ min ≤ max, max ≥ 1 (not {minimum}..{maximum})")
+        piece = self.pieces[index]
+        text = f"{minimum}..{maximum}" if maximum != minimum else str(minimum)
+        return self._set_piece(
+            index, f"{piece.name}: {text} copies", min_copies=minimum, max_copies=maximum
+        )
+
+    def rename(self, name: str) -> bool:
+        """The puzzle's own name (what the file's `name` says)."""
+        return self._commit(replace(self.state, name=name.strip() or "Untitled"), "rename puzzle")
+
+    # -- new documents ---------------------------------------------------------------------
+    def new(self, name: str = "Untitled") -> None:
+        self.replace_all(DesignState(name=name))
+
+    def new_soma_figure(self) -> None:
+        """The seven Soma pieces, an empty target: the user draws only the figure."""
+        from tessera.models.soma_figure import soma_pieces
+
+        pieces = tuple(
+            DesignPiece(p.name, _cells(p.cells.tolist()), p.color or PALETTE[k])
+            for k, p in enumerate(soma_pieces())
+        )
+        self.replace_all(DesignState(name="Soma figure", pieces=pieces))
+
+    def open_puzzle(self, puzzle: PolycubePuzzle, path: str | Path | None = None) -> None:
+        """Any loaded polycube puzzle (TOML, JSON, .xmpuzzle, .soma) as the document."""
+        self.replace_all(state_from_puzzle(puzzle), path)
+
+    # -- files ---------------------------------------------------------------------------------
+    def to_puzzle(self) -> PolycubePuzzle:
+        return to_puzzle(self.state)
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write format 1 TOML atomically (Save, or Save As with a path); the document is
+        clean afterwards and belongs to that file."""
+        path = Path(path) if path is not None else self.path
+        if path is None:
+            raise DesignError("no file to save to: use Save As")
+        text = to_toml(self.state)
+        with atomic_path(path) as tmp:
+            tmp.write_text(text, encoding="utf-8")
+        was_dirty = self.dirty
+        self._saved = self.state
+        if path != self.path:
+            self.path = path
+            self.events.path.emit(str(path))
+        if was_dirty:
+            self.events.dirty.emit(False)
+        return path
+
+    def export_xmpuzzle(self, path: str | Path) -> Path:
+        """BurrTools XML, gzip-compressed, written atomically (the document stays as it is)."""
+        data = gzip.compress(to_xmpuzzle(self.state), mtime=0)
+        with atomic_path(path) as tmp:
+            tmp.write_bytes(data)
+        return Path(path)
+
+
+# -- conversions --------------------------------------------------------------------------------
+
+
+def state_from_puzzle(puzzle: PolycubePuzzle) -> DesignState:
+    """A document snapshot of a loaded puzzle: its shapes as the file placed them, colours
+    filled in from the palette, counts as fixed ranges."""
+    colours = puzzle.colors()
+    pieces = tuple(
+        DesignPiece(p.name, _cells(p.cells.tolist()), colours[k], p.copies, p.copies)
+        for k, p in enumerate(puzzle.pieces)
+    )
+    target = DesignTarget(
+        _cells(puzzle.target.required.tolist()), _cells(puzzle.target.optional.tolist())
+    )
+    return DesignState(puzzle.name, pieces, target)
+
+
+def check_state(state: DesignState) -> None:
+    """Refuse what no file and no solver can hold: no target, no pieces, an empty piece."""
+    if not state.target.required:
+        raise DesignError("the target has no required cells: draw it first")
+    if not state.pieces:
+        raise DesignError("no pieces: add one")
+    for p in state.pieces:
+        if not p.cells:
+            raise DesignError(f"piece {p.name!r} has no cells")
+
+
+def count_variants(state: DesignState) -> list[tuple[int, ...]]:
+    """The piece counts a document with ranges stands for, one tuple per combination whose
+    volume fits the target (BurrTools counts those separately too); at most MAX_VARIANTS + 1
+    so the caller can tell there were too many."""
+    need, room = len(state.target.required), len(state.target.cells)
+    ranges = [range(p.min_copies, p.max_copies + 1) for p in state.pieces]
+    sizes = [len(p.cells) for p in state.pieces]
+    out = []
+    for combo in itertools.product(*ranges):
+        volume = sum(s * c for s, c in zip(sizes, combo, strict=True))
+        if need <= volume <= room and any(combo):
+            out.append(combo)
+            if len(out) > MAX_VARIANTS:
+                break
+    return out
+
+
+def to_puzzle(state: DesignState, copies: Sequence[int] | None = None) -> PolycubePuzzle:
+    """The solver's puzzle: shapes normalised, pieces with zero copies left out. `copies`
+    picks one combination of a document with ranges (default: each piece's minimum, which is
+    its count when fixed)."""
+    check_state(state)
+    copies = copies if copies is not None else [p.min_copies for p in state.pieces]
+    pieces = [
+        Piece(p.name, geometry.normalise(_array(p.cells)), n, p.color)
+        for p, n in zip(state.pieces, copies, strict=True)
+        if n > 0
+    ]
+    if not pieces:
+        raise DesignError("every piece has 0 copies")
+    warnings = [f"piece '{p.name}' is not connected" for p in pieces if not _connected(p.cells)]
+    target = Target(_array(state.target.required), _array(state.target.optional))
+    return PolycubePuzzle(state.name, pieces, target, warnings=warnings)
+
+
+def _connected(cells: np.ndarray) -> bool:
+    return geometry.is_connected(cells)
+
+
+def _toml_key(name: str) -> str:
+    return name if _BARE_KEY.fullmatch(name) else json.dumps(name, ensure_ascii=False)
+
+
+def _toml_layers(layers: list[list[str]]) -> str:
+    inner = ",\n".join("  [" + ", ".join(json.dumps(r) for r in layer) + "]" for layer in layers)
+    return "[\n" + inner + ",\n]"
+
+
+def to_toml(state: DesignState) -> str:
+    """Format 1 TOML (README: 'Puzzle file format 1'), readable by `load_polycube` and so by
+    `solvers.registry.load`. Pieces are written as layers, the target too (with `+` for its
+    optional cells), so the file reads like the drawing."""
+    check_state(state)
+    ranged = [p.name for p in state.pieces if p.is_range]
+    if ranged:
+        raise DesignError(
+            f"piece {ranged[0]!r} has a range of copies, which format 1 cannot hold: "
+            "give it a fixed count, or export as .xmpuzzle"
+        )
+    if any(p.min_copies == 0 for p in state.pieces):
+        zero = next(p.name for p in state.pieces if p.min_copies == 0)
+        raise DesignError(f"piece {zero!r} has 0 copies: delete it or give it 1")
+    lines = [
+        "# Drawn in Tessera's Design mode.",
+        'kind = "polycube"',
+        "format = 1",
+        f"name = {json.dumps(state.name, ensure_ascii=False)}",
+    ]
+    for p in state.pieces:
+        lines += ["", f"[pieces.{_toml_key(p.name)}]"]
+        lines.append(f"layers = {_toml_layers(layers_text(_array(p.cells)))}")
+        if p.min_copies != 1:
+            lines.append(f"copies = {p.min_copies}")
+        lines.append(f'color = "{p.color}"')
+    lines += ["", "[target]", f"layers = {_toml_layers(_target_layers(state.target))}", ""]
+    return "\n".join(lines)
+
+
+def _target_layers(target: DesignTarget) -> list[list[str]]:
+    """layers[z][y][x] with '#' required and '+' optional, in the target's own frame."""
+    allc = _array(target.cells)
+    lo, hi = allc.min(axis=0), allc.max(axis=0)
+    size = hi - lo + 1
+    grid = [[["."] * size[0] for _ in range(size[1])] for _ in range(size[2])]
+    for cells, mark in ((target.required, "#"), (target.optional, "+")):
+        for x, y, z in cells:
+            grid[z - lo[2]][y - lo[1]][x - lo[0]] = mark
+    return [["".join(row) for row in layer] for layer in grid]
+
+
+def _voxel(parent: ET.Element, name: str, req, opt=frozenset()) -> None:
+    """A BurrTools `<voxel>` element: x fastest, then y, then z; `_`, `#`, `+`."""
+    allc = _array(set(req) | set(opt))
+    lo = allc.min(axis=0)
+    nx, ny, nz = (allc.max(axis=0) - lo + 1).tolist()
+    states = ["_"] * (nx * ny * nz)
+    for cells, mark in ((req, "#"), (opt, "+")):
+        for c in cells:
+            x, y, z = (np.array(c) - lo).tolist()
+            states[x + nx * (y + ny * z)] = mark
+    voxel = ET.SubElement(parent, "voxel", x=str(nx), y=str(ny), z=str(nz), type="0", name=name)
+    voxel.text = "".join(states)
+
+
+def to_xmpuzzle(state: DesignState) -> bytes:
+    """The document as BurrTools XML (uncompressed): shape 0 the target, then one shape per
+    piece, one problem with counts (or `min`/`max` ranges, which BurrTools reads and Tessera's
+    importer refuses)."""
+    check_state(state)
+    root = ET.Element("puzzle", version="2")
+    ET.SubElement(root, "gridType", type="0")
+    ET.SubElement(root, "colors")
+    shapes = ET.SubElement(root, "shapes")
+    _voxel(shapes, "target", state.target.required, state.target.optional)
+    for p in state.pieces:
+        _voxel(shapes, p.name, p.cells)
+    problems = ET.SubElement(root, "problems")
+    problem = ET.SubElement(problems, "problem", name=state.name)
+    used = ET.SubElement(problem, "shapes")
+    for k, p in enumerate(state.pieces, start=1):
+        if p.is_range:
+            ET.SubElement(used, "shape", id=str(k), min=str(p.min_copies), max=str(p.max_copies))
+        else:
+            ET.SubElement(used, "shape", id=str(k), count=str(p.min_copies))
+    ET.SubElement(problem, "result", id="0")
+    ET.SubElement(problem, "bitmap")
+    ET.SubElement(root, "comment")
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
