@@ -90,8 +90,9 @@ class _Plan:
         # None for a cage too large to list (see models.kenken.TUPLE_LIMIT): bounds instead
         self.tuples: list[list[int] | None] = []
         self.ops = [cage.op for cage in puzzle.cages]
-        # per cage: the positions of its cells grouped by grid row (distinct digits)
+        # per cage: the positions of its cells grouped by grid row, and by column (distinct)
         self.cage_rows: list[list[list[int]]] = []
+        self.cage_cols: list[list[list[int]]] = []
         self.targets = [cage.target for cage in puzzle.cages]
         # per cage: [(bit offset of the line slice, cells of that line outside the cage)]
         self.lines: list[list[tuple[int, tuple[int, ...]]]] = []
@@ -109,9 +110,12 @@ class _Plan:
                     groups.append((inside, tuple(u for u in unit if u not in cells)))
             base = len(cells) * n
             by_row: dict[int, list[int]] = {}
-            for i, (r, _) in enumerate(cage.cells):
+            by_col: dict[int, list[int]] = {}
+            for i, (r, c) in enumerate(cage.cells):
                 by_row.setdefault(r, []).append(i)
+                by_col.setdefault(c, []).append(i)
             self.cage_rows.append(list(by_row.values()))
+            self.cage_cols.append(list(by_col.values()))
             tuples = cage_tuples(cage, n)
             if tuples is None:
                 self.lines.append([])
@@ -263,16 +267,20 @@ def _bounds(plan: _Plan, k: int, dom: list[int], singles: list[int]) -> bool:
     """Revise a cage too large to list its tuples, by bounds: each cell keeps the digits d
     for which the other cells' smallest and largest sum (or product) can still make the
     target. The cells of one row are distinct, so a row's part is at least its m smallest
-    digits (a whole-grid `126+` cage is decided at once). Repeated until nothing changes
+    digits (a whole-grid `126+` cage is decided at once); the same by columns, and a digit
+    must pass both. Repeated until nothing changes
     (unlike a tuple filter, one pass is not enough); exact once every cell is fixed, so the
     search stays correct. False on a contradiction."""
     cells, target, full = plan.cage_cells[k], plan.targets[k], plan.full
     adding = plan.ops[k] == "+"
     changed = True
     while changed:
-        keep = _bound_masks([dom[cell] for cell in cells], plan.cage_rows[k], target, adding)
-        if keep is None:
+        doms = [dom[cell] for cell in cells]
+        keep = _bound_masks(doms, plan.cage_rows[k], target, adding)
+        across = _bound_masks(doms, plan.cage_cols[k], target, adding) if keep else None
+        if keep is None or across is None:
             return False
+        keep = [a & b for a, b in zip(keep, across, strict=True)]
         changed = False
         for cell, mask in zip(cells, keep, strict=True):
             d = dom[cell] & mask & full
