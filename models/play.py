@@ -233,12 +233,46 @@ class PlayModel:
         label = f"move {self.pieces[piece].name} along {'xyz'[a]}"
         return self._apply("move", label, {piece: new})
 
-    def place(self, piece: int, pose: Pose) -> Pose:
-        """Put the piece in a given pose at once (drag and drop, a hint's 'show me')."""
+    def place(self, piece: int, pose: Pose, label: str | None = None) -> Pose:
+        """Put the piece in a given pose at once (drag and drop, a hint's 'show me', a turn
+        by the mouse that also lifts the piece clear): one undoable step named `label`."""
         if not 0 <= pose.rotation < 24:
             raise ValueError(f"rotation must be 0..23, not {pose.rotation}")
         pose = Pose(int(pose.rotation), tuple(int(v) for v in pose.offset))
-        return self._apply("place", f"place {self.pieces[piece].name}", {piece: pose})
+        label = label or f"place {self.pieces[piece].name}"
+        return self._apply("place", label, {piece: pose})
+
+    def turned(self, piece: int, axis: int | str, turns: int = 1, pose: Pose | None = None) -> Pose:
+        """The pose `rotate(piece, axis, turns)` would give (from `pose`, default the current
+        one), without applying it: the mouse turns a piece and then lifts it clear of others
+        before anything is committed."""
+        compose, _ = _rotation_tables()
+        old = self._poses[piece] if pose is None else pose
+        rotation = int(compose[quarter_turn(_axis(axis), turns), old.rotation])
+        return self._turned(piece, old, rotation)
+
+    def occupied(self, exclude: int | None = None) -> set[tuple[int, int, int]]:
+        """Every cell a piece occupies now, but those of `exclude` (what a moving piece must
+        not enter)."""
+        return {
+            tuple(c)
+            for k in range(len(self.pieces))
+            if k != exclude
+            for c in self.cells(k).tolist()
+        }
+
+    def fits(self, piece: int, pose: Pose) -> bool:
+        """Whether the piece in `pose` lies wholly in the target without overlapping another
+        piece (where a drop may snap to)."""
+        cells = [tuple(c) for c in self.cells_at(piece, pose).tolist()]
+        return all(c in self._target for c in cells) and not (
+            set(cells) & self.occupied(exclude=piece)
+        )
+
+    @property
+    def floor(self) -> int:
+        """The table's height: the lowest layer of the target (pieces rest at or above it)."""
+        return int(self.puzzle.target.bounds[0][2])
 
     def reset(self) -> None:
         """Every piece back beside the target (one undoable step)."""

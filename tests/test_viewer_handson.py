@@ -1,7 +1,7 @@
 """The hands-on viewer in the real window under Xvfb: a real click selects a piece, QActions
-turn and move it with a glide, Play mode flags bad cells in red and knows which solution a
-finished cube is, hints run in a thread, explode/layers/ghosting change the picture, and
-File ▸ Export STL writes the same files as `tessera stl`."""
+turn and move it with a glide, Play mode flags bad cells (in a colour no piece has) and knows
+which solution a finished cube is, hints run in a thread, explode/layers/ghosting change the
+picture, and File ▸ Export STL writes the same files as `tessera stl`."""
 
 from __future__ import annotations
 
@@ -160,7 +160,7 @@ def test_soma_completed_key_by_key_is_solved_with_its_number(qtbot, window):
     assert f"distinct solution {number}" in window.statusBar().currentMessage()
     assert window.inspect_panel.message.text() == f"solved! This is distinct solution {number}"
     settle(qtbot, window)
-    assert window.handson.view.red_cells() == {}
+    assert window.handson.view.flagged_cells() == {}
     # undo takes the last key press back: no longer solved
     window.actions["undo"].trigger()
     assert not model.solved and model.can_redo
@@ -168,15 +168,16 @@ def test_soma_completed_key_by_key_is_solved_with_its_number(qtbot, window):
     assert model.solved
 
 
-def test_an_illegal_move_shows_red_and_undo_clears_it(qtbot, window):
+def test_an_illegal_move_is_flagged_and_undo_clears_it(qtbot, window):
     model = enter_play(qtbot, window)
+    assert window.handson.view.flag == FLAG  # no Soma piece is magenta
     window.handson.view.duration_ms = 0
     solution = SolutionIndex(window.state.family.puzzle).solution(1)
     placed = solution.pieces[0]
     piece = next(p.index for p in model.pieces if p.piece == placed.piece)
     bring(window, piece, placed.cells)
     settle(qtbot, window)
-    assert window.handson.view.red_cells() == {}
+    assert window.handson.view.flagged_cells() == {}
     clean = colour_mask(picture(window), FLAG).sum()
     # slide it until it sticks out of the 3x3x3 target
     cells = model.cells(piece)
@@ -188,23 +189,23 @@ def test_an_illegal_move_shows_red_and_undo_clears_it(qtbot, window):
     assert fit.in_target[piece] and fit.outside[piece].any()
     settle(qtbot, window)
     label = model.pieces[piece].name
-    assert window.handson.view.red_cells().get(label, 0) > 0
-    assert f"in red (outside or overlapping): {label}" in window.statusBar().currentMessage()
-    red = colour_mask(picture(window), FLAG).sum()
-    assert red > clean + 150, (red, clean)
+    assert window.handson.view.flagged_cells().get(label, 0) > 0
+    assert f"outlined (outside or overlapping): {label}" in window.statusBar().currentMessage()
+    flagged = colour_mask(picture(window), FLAG).sum()
+    assert flagged > clean + 150, (flagged, clean)
     for _ in range(steps):
         window.actions["undo"].trigger()
     settle(qtbot, window)
-    assert window.handson.view.red_cells() == {}
+    assert window.handson.view.flagged_cells() == {}
     assert colour_mask(picture(window), FLAG).sum() <= clean + 20
-    # overlapping is red too: a second piece pushed onto the first
+    # overlapping is flagged too: a second piece pushed onto the first
     second = solution.pieces[1]
     other = next(p.index for p in model.pieces if p.piece == second.piece)
     shared = {tuple(c) for c in model.cells(piece).tolist()}
     model.place(other, _overlapping_pose(model, other, shared))
     assert model.fit().overlap[piece].any()
     settle(qtbot, window)
-    assert window.handson.view.red_cells().get(label, 0) > 0
+    assert window.handson.view.flagged_cells().get(label, 0) > 0
     window.actions["undo"].trigger()  # the placing was one step
     assert not model.fit().overlap[piece].any() and model.fit().bad_pieces == ()
 

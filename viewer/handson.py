@@ -16,7 +16,9 @@ import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal
 
 from tessera.models.play import PlayModel
+from tessera.viewer.gizmo import add_gizmo
 from tessera.viewer.inspect_view import Inspector, InspectState
+from tessera.viewer.mouse import MouseHands
 from tessera.viewer.play_view import PlayView, key_of
 from tessera.viewer.state import ViewerState
 
@@ -98,6 +100,11 @@ class HandsOn(QObject):
         self.state.events.all.connect(self._on_inspect_changed)
         state.events.puzzle.connect(self._on_puzzle)
         state.events.mode.connect(self._on_mode)
+        self.mouse: MouseHands | None = None
+        widget = getattr(self.plotter, "interactor", None)
+        if widget is not None and hasattr(widget, "installEventFilter"):
+            self.mouse = MouseHands(self, widget)  # clicks, drags and wheel turns
+            add_gizmo(self.plotter)
 
     # -- modes --------------------------------------------------------------------------------
     @property
@@ -185,7 +192,11 @@ class HandsOn(QObject):
 
     # -- selection ----------------------------------------------------------------------------
     def on_pick(self, actor) -> None:
-        """pyvista's mesh picking callback (left click on a pickable actor)."""
+        """pyvista's mesh picking callback. pyvista picks on the *press*, so an orbit that
+        started on a piece selected it; with the mouse filter installed (`viewer.mouse`) a
+        selection waits for a click (press and release in place) and this does nothing."""
+        if self.mouse is not None:
+            return
         for key, candidate in self.renderer.actors.items():
             if candidate is actor or (
                 actor is not None
@@ -254,7 +265,7 @@ class HandsOn(QObject):
         text = f"{placed} of {len(self.model.pieces)} pieces in the target"
         bad = [self.model.pieces[k].name for k in fit.bad_pieces]
         if bad:
-            text += f"; in red (outside or overlapping): {', '.join(bad)}"
+            text += f"; outlined (outside or overlapping): {', '.join(bad)}"
         if fit.solved:
             text = "solved!" + (
                 f" distinct solution {self.solved_number}" if self.solved_number else ""
@@ -264,7 +275,11 @@ class HandsOn(QObject):
     def _on_solved(self, solved: bool) -> None:
         if not solved:
             self.solved_number = None
+            if self.view is not None:
+                self.view.hide_solved()
             return
+        if self.view is not None:
+            self.view.show_solved(None)
         assembly = self.model.assembly()
         index = self._solution_index()
         moves = self._moves
@@ -277,6 +292,9 @@ class HandsOn(QObject):
             if moves != self._moves:
                 return
             self.solved_number = number or 0
+            if self.view is not None and self.model.solved:
+                total = len(index.solutions) if index.complete else None
+                self.view.show_solved(self.solved_number, total)
             self.say(
                 f"solved! This is distinct solution {number}"
                 if number
@@ -393,6 +411,8 @@ class HandsOn(QObject):
 
     def shutdown(self) -> None:
         """Before the window closes: stop the solution index and wait for threads."""
+        if self.mouse is not None:
+            self.mouse.detach()
         if self.view is not None:
             self.view.detach()
         if self._index is not None:
