@@ -189,3 +189,74 @@ def test_copies_are_separate_pieces():
     model.select(3)
     model.select(None)
     assert selected == [3, None]
+
+
+# -- the mouse's rules (viewer.drag: no Qt, no window) ------------------------------------------
+def _overlaps(model: PlayModel, piece: int, pose: Pose) -> bool:
+    cells = as_set(model.cells_at(piece, pose))
+    return bool(cells & model.occupied(exclude=piece))
+
+
+def test_a_carried_piece_rides_over_others_and_never_rests_inside_one(soma):
+    from tessera.viewer import drag
+
+    model = PlayModel(soma)
+    v, lp = model.find("V"), model.find("L")
+    start = model.pose(v)  # V at (0, 4, 0); L lies beside it at (3, 4, 0)
+    # every goal along the row, through L and beyond: never inside L nor under the table
+    for dx in range(0, 9):
+        goal = (start.offset[0] + dx, start.offset[1], start.offset[2])
+        held = drag.carry(model, v, start, goal)
+        assert not _overlaps(model, v, held)
+        assert model.cells_at(v, held)[:, 2].min() >= model.floor
+        assert held.offset[:2] == goal[:2]  # lifted, it still gets where the hand is
+    on_top = drag.carry(model, v, start, (4, 4, 0))
+    assert on_top.offset[2] >= 1  # over L: it rests on L's top
+    assert drag.fall(model, v, on_top) == on_top  # ... already resting there
+    t = model.find("T")
+    model.place(t, Pose(0, (20, 20, 0)))  # T out of the way: past L there is table
+    beyond = drag.carry(model, v, start, (start.offset[0] + 8, start.offset[1], 0))
+    assert beyond.offset == (8, 4, 0)  # past L it comes back down to the table
+    # the way down into the target is clear: it slides straight in at table height
+    assert drag.carry(model, v, start, (0, 0, 0)) == Pose(start.rotation, (0, 0, 0))
+    # a piece held down from above cannot be lifted: it stops where it touches
+    model.place(lp, Pose(model.pose(lp).rotation, (0, 4, 1)))  # L lies across V's top
+    stuck = drag.carry(model, v, start, (start.offset[0] + 6, start.offset[1], 0))
+    assert not _overlaps(model, v, stuck) and stuck.offset[2] == 0
+
+
+def test_a_drop_falls_and_snaps_into_the_nearest_fitting_pose(soma, index):
+    from tessera.viewer import drag
+
+    model = PlayModel(soma)
+    solution = index.solution(1)
+    placed = solution.pieces[0]
+    k = next(p.index for p in model.pieces if p.piece == placed.piece)
+    target = model.pose_for(k, placed.cells)
+    model.place(k, Pose(target.rotation, model.pose(k).offset))  # turned right, on the tray
+    assert drag.snap(model, k, model.pose(k)) is None  # far from the target: no snap
+    for shift in ((1, 0, 0), (0, -1, 0), (0, 0, 2), (1, 1, 1)):
+        near = Pose(
+            target.rotation, tuple(a + b for a, b in zip(target.offset, shift, strict=True))
+        )
+        if _overlaps(model, k, near):
+            continue
+        dropped = drag.drop(model, k, near)
+        assert model.fits(k, dropped)
+        assert as_set(model.cells_at(k, dropped)) <= as_set(soma.target.cells)
+    high = Pose(target.rotation, (target.offset[0], target.offset[1], target.offset[2] + 5))
+    assert drag.fall(model, k, high).offset[2] >= model.floor  # it falls, not through the table
+
+
+def test_a_turn_that_would_hit_a_neighbour_is_lifted_clear(soma):
+    from tessera.viewer import drag
+
+    model = PlayModel(soma)
+    for k in range(len(model.pieces)):
+        for axis in range(3):
+            for turns in (1, -1):
+                pose = drag.turn(model, k, axis, turns)
+                assert not _overlaps(model, k, pose)
+                assert model.cells_at(k, pose)[:, 2].min() >= model.floor
+                assert drag.fall(model, k, pose) == pose  # it lies on something
+                assert pose.rotation == model.turned(k, axis, turns).rotation

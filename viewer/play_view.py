@@ -281,6 +281,7 @@ class PlayView(QObject):
         self.flag_actor = None  # the wire cubes of flagged cells, on the overlay
         self.banner = None  # the "Solved!" text, on the overlay
         self.flagged: np.ndarray = np.zeros((0, 3))  # the cells outlined now
+        self._camera_before: tuple | None = None  # the camera before the solved close-up
         model.events.moved.connect(self._on_moved)
 
     def detach(self) -> None:
@@ -415,6 +416,8 @@ class PlayView(QObject):
             banner.GetPositionCoordinate().SetValue(0.5, 0.96)
             self.overlay.AddViewProp(banner)
             self.banner = banner
+            camera = self.renderer.plotter.camera
+            self._camera_before = (camera.position, camera.focal_point, camera.up)
             self.frame_target()
         height = self.renderer.plotter.window_size[1]
         self.banner.GetTextProperty().SetFontSize(max(24, int(height * 0.08)))
@@ -423,10 +426,17 @@ class PlayView(QObject):
         self.frame.emit()
 
     def hide_solved(self) -> None:
+        """No longer solved (an undo, a piece taken out): the banner goes and the camera goes
+        back to where it was, so the tray is in view again."""
         if self.banner is not None:
             self.banner.SetVisibility(False)
             self.overlay.RemoveViewProp(self.banner)
             self.banner = None
+            if self._camera_before is not None:
+                camera = self.renderer.plotter.camera
+                camera.position, camera.focal_point, camera.up = self._camera_before
+                self.renderer.plotter.renderer.ResetCameraClippingRange()
+                self._camera_before = None
             self.frame.emit()
 
     @property
