@@ -216,8 +216,9 @@ class PuzzleBrowser(QTreeWidget):
         self.setObjectName("browser")
         self.recent_root: QTreeWidgetItem | None = None
         self.populate([])
+        # itemActivated alone: it fires on a double click (and Enter) already; listening to
+        # itemDoubleClicked too opened every puzzle twice (and a bad file's error twice)
         self.itemActivated.connect(self._activated)
-        self.itemDoubleClicked.connect(self._activated)
 
     def populate(self, recent: list[str]) -> None:
         # Take the old items back instead of clear(): clear() deletes C++ items that Python

@@ -30,6 +30,21 @@ def _labelled(pieces: Sequence[tuple[int, np.ndarray]]) -> tuple[np.ndarray, np.
     return cells, labels
 
 
+def _mirror_partners(puzzle: Any) -> np.ndarray | None:
+    """Per piece type, the type whose shape is its mirror image (itself if symmetric); None
+    when the set is not closed under mirroring (then reflections are no symmetry of it)."""
+    from tessera.models.geometry import canonical_key, mirror
+
+    shapes = {canonical_key(p.cells): t for t, p in enumerate(puzzle.pieces)}
+    partners = []
+    for piece in puzzle.pieces:
+        partner = shapes.get(canonical_key(mirror(piece.cells)))
+        if partner is None:
+            return None
+        partners.append(partner)
+    return np.array(partners, np.int64)
+
+
 def polycube_row(puzzle: Any, trace: Any, stack: Sequence[int], solutions: Sequence[Any]):
     """The index in `solutions` of the polycube solution the trace's `stack` shows, or None."""
     from tessera.models.geometry import apply_affine, target_symmetries
@@ -40,10 +55,13 @@ def polycube_row(puzzle: Any, trace: Any, stack: Sequence[int], solutions: Seque
         return None
     cells, labels = _labelled(pieces)
     target = puzzle.target
-    keys = {
-        _key(apply_affine(cells, affine), labels)
-        for affine in target_symmetries(target.required, target.optional)
-    }
+    mirror_of = _mirror_partners(puzzle)
+    keys = set()
+    for affine in target_symmetries(target.required, target.optional):
+        if np.linalg.det(affine[:, :3]) > 0:
+            keys.add(_key(apply_affine(cells, affine), labels))
+        elif mirror_of is not None:  # a reflection turns each piece into its mirror partner
+            keys.add(_key(apply_affine(cells, affine), mirror_of[labels]))
     for index, solution in enumerate(solutions):
         listed = [(p.piece, p.cells) for p in solution.pieces]
         if _key(*_labelled(listed)) in keys:

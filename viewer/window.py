@@ -123,9 +123,11 @@ class MainWindow(QMainWindow):
         self.error_dialog = None  # the last error box opened (tests look at it)
         self.prefs = Preferences()
         self.theme = self.prefs.theme
+        self._fade_target: int | None = None  # where a running fade ends
         self._fade = QVariantAnimation(self)
         self._fade.setDuration(FADE_MS)
-        self._fade.valueChanged.connect(lambda v: self.state.set_step(float(v)))
+        self._fade.valueChanged.connect(self._fade_frame)
+        self._fade.finished.connect(lambda: self._fade_frame(self._fade.endValue(), True))
 
         # No MSAA: ghosted pieces need depth peeling, which renders wrongly with MSAA on Mesa;
         # FXAA smooths the edges instead.
@@ -256,7 +258,7 @@ class MainWindow(QMainWindow):
 
     def set_family(self, family: Family, label: str | None = None) -> None:
         self.stop_worker()
-        self._fade.stop()
+        self._stop_fade()
         self._frame_next = True
         self.solution_panel.reset(self.impossible_reason(family))
         self.state.set_family(family)
@@ -369,10 +371,20 @@ class MainWindow(QMainWindow):
             return None
         return scene.timeline
 
+    def _fade_frame(self, value, finished: bool = False) -> None:
+        """A frame of a fade (Qt also reports values while one is being set up: ignored)."""
+        if finished or self._fade.state() == QVariantAnimation.State.Running:
+            self.state.set_step(float(value))
+
+    def _stop_fade(self) -> None:
+        self._fade.stop()
+        self._fade_target = None
+
     def fade_to(self, step: int) -> None:
         """Go to `step` (one past a REMOVE event) through the fractional steps between, so
-        the scene's fade plays; `step_shown` fires for the last."""
-        self._fade.stop()
+        the scene's fade plays; `step_shown` fires for `step` only."""
+        self._stop_fade()
+        self._fade_target = step
         self.state.set_step(step - 1)
         self._fade.setStartValue(float(step - 1))
         self._fade.setEndValue(float(step))
@@ -385,7 +397,7 @@ class MainWindow(QMainWindow):
         if timeline is None:
             return False
         self.playback.pause()
-        self._fade.stop()
+        self._stop_fade()
         step = self.state.step
         target = (
             timeline.next_step(step, kind) if direction > 0 else timeline.previous_step(step, kind)
@@ -402,7 +414,7 @@ class MainWindow(QMainWindow):
 
     def _go_to_step(self, step: int) -> None:
         self.playback.pause()
-        self._fade.stop()
+        self._stop_fade()
         self.state.set_step(step)
 
     def _back(self) -> None:
@@ -509,7 +521,7 @@ class MainWindow(QMainWindow):
     def _on_scene(self, scene) -> None:
         if self.state.mode == "play":
             return  # the Play table owns the view; this scene is shown when Play is left
-        self._fade.stop()
+        self._stop_fade()
         self.renderer.show(scene, self.state.step, frame=self._frame_next or scene.flat)
         self._frame_next = False
         self.handson.scene_replaced()
@@ -529,8 +541,11 @@ class MainWindow(QMainWindow):
         self.step_bar.show_step(step, self.state.n_steps, depth)
         if self.state.mode == "search":
             self._sync_list()
-        if not (self._fade.state() == QVariantAnimation.State.Running and step % 1):
-            self.step_shown.emit(step)
+        target = self._fade_target
+        if target is not None and step != target:
+            return  # a frame of a fade: `step_shown` is for where it ends
+        self._fade_target = None
+        self.step_shown.emit(step)
 
     # -- rendering and camera ---------------------------------------------------------------------
     def schedule_render(self) -> None:
@@ -568,7 +583,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.prefs.set_geometry(self.saveGeometry())
-        self._fade.stop()
+        self._stop_fade()
         self.playback.pause()
         self._render_timer.stop()
         self.handson.shutdown()
