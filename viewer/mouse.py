@@ -157,8 +157,8 @@ class MouseHands(QObject):
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
         kind = event.type()
         try:
-            if kind == QEvent.Type.MouseButtonPress:
-                return self._on_press(event)
+            if kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonDblClick):
+                return self._on_press(event)  # a quick second click is a click too
             if kind == QEvent.Type.MouseMove:
                 return self._on_move(event)
             if kind == QEvent.Type.MouseButtonRelease:
