@@ -62,6 +62,7 @@ class DesignWindow(QMainWindow):
         self.doc = doc or DesignDocument()
         self.last_error = ""
         self.solution_windows: list = []  # main windows opened by the badge
+        self.opens_main_window = True
         self.plotter = ViewerInteractor(self, auto_update=False, multi_samples=0)
         style_plotter(self.plotter, anti_aliasing="fxaa")
         export.add_lights(self.plotter)
@@ -342,7 +343,8 @@ class DesignWindow(QMainWindow):
 
     def open_solutions(self) -> None:
         """The badge's click: the counted puzzle in the main window's Solution mode. A
-        listener of `solutions_requested` may take over; without one, a window opens here."""
+        host that shows them itself (the main window's Design mode) listens to
+        `solutions_requested` and sets `opens_main_window` False; otherwise a window opens."""
         last = self.runner.last
         if last is None or last.status != "counted" or not last.solutions:
             return
@@ -354,8 +356,8 @@ class DesignWindow(QMainWindow):
         except DesignError as exc:
             self.show_error(str(exc))
             return
-        if self.receivers(self.solutions_requested) > 0:
-            self.solutions_requested.emit(loaded)
+        self.solutions_requested.emit(loaded)
+        if not self.opens_main_window:
             return
         from tessera.viewer.window import MainWindow
 
@@ -365,6 +367,11 @@ class DesignWindow(QMainWindow):
         window.set_family(loaded, None)
         window.set_mode("solution")
         self.solution_windows.append(window)
+        window.destroyed.connect(lambda *_: self._forget(window))
+
+    def _forget(self, window) -> None:
+        if window in self.solution_windows:
+            self.solution_windows.remove(window)
 
     # -- screenshots and teardown -----------------------------------------------------------------
     def save_screenshot(self, path: str | Path) -> bool:

@@ -1,0 +1,161 @@
+"""Design mode without a window: the document's edits, undo/redo, files, and the analysis."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from tessera.models import geometry
+from tessera.models.design import (
+    TARGET,
+    DesignDocument,
+    DesignError,
+    mirrored,
+    to_toml,
+)
+from tessera.models.soma_figure import soma_pieces
+from tessera.solvers.design_analysis import DesignAnalysis, analyse
+from tessera.solvers.registry import load
+
+CUBE = [(x, y, z) for x in range(3) for y in range(3) for z in range(3)]
+
+
+def soma_cube() -> DesignDocument:
+    doc = DesignDocument()
+    doc.new_soma_figure()
+    doc.set_cells(CUBE, shape=TARGET)
+    return doc
+
+
+def test_edits_undo_redo_and_the_dirty_flag():
+    doc = DesignDocument()
+    seen: list[str] = []
+    dirty: list[bool] = []
+    doc.events.changed.connect(seen.append)
+    doc.events.dirty.connect(dirty.append)
+    assert not doc.dirty and not doc.can_undo
+    doc.add_cells([(0, 0, 0), (1, 0, 0)])
+    doc.add_cells([(1, 0, 0)], optional=True)  # a required cube becomes optional
+    assert doc.target.required == {(0, 0, 0)} and doc.target.optional == {(1, 0, 0)}
+    k = doc.add_piece("V", [(0, 0, 0), (1, 0, 0), (0, 1, 0)])
+    assert doc.current == k and doc.pieces[k].name == "V"
+    doc.duplicate_piece()
+    assert [p.name for p in doc.pieces] == ["V", "V2"]
+    doc.rename_piece(1, "W")
+    with pytest.raises(DesignError):
+        doc.rename_piece(1, "V")
+    doc.set_copies(1, 0, 2)
+    assert doc.pieces[1].count_text == "0..2"
+    doc.set_color(1, "#00FF00")
+    assert doc.pieces[1].color == "#00ff00"
+    assert doc.dirty and dirty == [True]
+    n = len(seen)
+    while doc.undo():
+        pass
+    assert doc.state.pieces == () and not doc.target.cells and not doc.dirty
+    assert dirty == [True, False]
+    while doc.redo():
+        pass
+    assert [p.name for p in doc.pieces] == ["V", "W"] and doc.dirty
+    assert len(seen) == 3 * n  # every undo and redo was announced
+
+
+def test_rotate_flip_nudge_and_mirror_drawing():
+    doc = DesignDocument()
+    doc.add_cells([(0, 0, 0), (1, 0, 0), (2, 0, 0), (0, 1, 0)])  # an L
+    key = geometry.canonical_key(list(doc.target.required))
+    doc.rotate("z")
+    assert geometry.canonical_key(list(doc.target.required)) == key
+    assert min(c[0] for c in doc.target.required) == 0  # stays where it was drawn
+    doc.flip("x")
+    assert geometry.canonical_key(list(doc.target.required), mirrors=True) == (
+        geometry.canonical_key([(0, 0, 0), (1, 0, 0), (2, 0, 0), (0, 1, 0)], mirrors=True)
+    )
+    before = set(doc.target.required)
+    doc.nudge("y", -1)
+    assert doc.target.required == {(x, y - 1, z) for x, y, z in before}
+    # mirrors: across the shape's middle plane, every combination of the axes
+    assert mirrored([(3, 0, 0)], "x", [(0, 0, 0), (1, 0, 0)]) == {(3, 0, 0), (-2, 0, 0)}
+    assert len(mirrored([(0, 0, 0)], "xy", [(0, 0, 0), (2, 2, 0)])) == 4
+    assert mirrored([(5, 5, 5)], "xyz", []) == {(5, 5, 5)}  # a first cube is its own mirror
+
+
+def test_toml_saves_atomically_and_loads_back_through_the_registry(tmp_path):
+    doc = soma_cube()
+    doc.add_cells([(0, 0, 0)], optional=True)
+    doc.add_piece("odd name", [(0, 0, 0), (0, 0, 1)])
+    doc.set_copies(doc.current, 2)
+    path = doc.save(tmp_path / "fig.toml")
+    assert not doc.dirty and doc.path == path
+    assert [p.name for p in tmp_path.iterdir()] == ["fig.toml"]  # no temporary left behind
+    puzzle = load(path).puzzle
+    assert [p.name for p in puzzle.pieces] == ["V", "L", "T", "Z", "A", "B", "P", "odd name"]
+    assert puzzle.pieces[-1].copies == 2
+    assert len(puzzle.target.required) == 26 and len(puzzle.target.optional) == 1
+    assert [p.color for p in puzzle.pieces[:7]] == [p.color for p in soma_pieces()]
+    again = DesignDocument()
+    again.open_puzzle(puzzle, path)
+    assert to_toml(again.state) == to_toml(doc.state)
+
+
+def test_ranges_refuse_toml_but_export_to_burrtools(tmp_path):
+    doc = soma_cube()
+    doc.set_copies(0, 1, 2)
+    with pytest.raises(DesignError, match="range of copies"):
+        doc.save(tmp_path / "x.toml")
+    assert not (tmp_path / "x.toml").exists()
+    doc.export_xmpuzzle(tmp_path / "r.xmpuzzle")
+    xml = gzip.decompress((tmp_path / "r.xmpuzzle").read_bytes()).decode()
+    assert 'min="1" max="2"' in xml
+
+
+def test_xmpuzzle_export_reads_back_with_optional_cells_and_counts(tmp_path):
+    doc = soma_cube()
+    doc.add_cells([(2, 2, 2)], optional=True)
+    doc.set_copies(0, 1)
+    path = doc.export_xmpuzzle(tmp_path / "soma.xmpuzzle")
+    assert Path(path).read_bytes()[:2] == b"\x1f\x8b"
+    puzzle = load(path).puzzle
+    assert puzzle.name == "Soma figure"
+    assert [(p.name, p.copies) for p in puzzle.pieces] == [(p.name, 1) for p in soma_pieces()]
+    assert len(puzzle.target.required) == 26 and len(puzzle.target.optional) == 1
+    for mine, theirs in zip(doc.to_puzzle().pieces, puzzle.pieces, strict=True):
+        assert mine.shape_key == theirs.shape_key
+
+
+def test_analysis_reasons_and_counts():
+    doc = DesignDocument()
+    assert analyse(doc.state).badge == "draw the target"
+    doc.new_soma_figure()
+    doc.set_cells(CUBE[:26], shape=TARGET)
+    result = analyse(doc.state)
+    assert result.status == "impossible"
+    assert result.badge == "no solution: pieces 27 cells, target 26"
+    assert "the pieces have 27 cells" in result.detail  # volume_problem()'s own words
+    doc.add_cells([CUBE[26]])
+    result = analyse(doc.state)
+    assert result.badge == "240 solutions"
+    assert (result.counts.fixed, result.counts.up_to_rotation) == (11520, 480)
+
+
+def test_analysis_adds_up_piece_ranges():
+    """Two copies allowed of V: 27 cells need exactly one, so the range counts as Soma."""
+    doc = soma_cube()
+    doc.set_copies(0, 0, 2)
+    result = analyse(doc.state)
+    assert result.variants == 1 and result.badge == "240 solutions"
+
+
+def test_analysis_cancels_with_a_partial_count():
+    job = DesignAnalysis(_pentominoes_state())
+    job.cancel()
+    result = job.run()
+    assert result.status == "stopped" and result.counts.partial
+
+
+def _pentominoes_state():
+    doc = DesignDocument()
+    doc.open_puzzle(load("pentominoes-6x10").puzzle)
+    return doc.state
