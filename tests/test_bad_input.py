@@ -309,3 +309,9 @@ def test_every_double_12_dominosa_id_solves():
     done = tessera("domino", "solve", ident)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
+
+
+def test_the_models_know_the_registrys_kinds():
+    from tessera.solvers.registry import FAMILIES
+
+    assert set(fileformat.KNOWN_KINDS) == set(FAMILIES)
