@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 from tessera.models.design import TARGET, DesignDocument, mirrored
 from tessera.viewer.design.scene import TARGET_COLOR
 
-SQUARE = 22  # pixels per square
+SQUARE = 18  # pixels per square
 
 
 class LayerGrid(QWidget):
@@ -99,7 +99,7 @@ class LayerView(QScrollArea):
         self._layout.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.setWidget(self._inner)
         self.setWidgetResizable(True)
-        self.setMinimumWidth(150)
+        self.setMinimumWidth(190)
         doc.events.changed.connect(self.refresh)
         doc.events.current.connect(self.refresh)
         self.refresh()
@@ -122,8 +122,10 @@ class LayerView(QScrollArea):
             xs, ys, zs = range(0, 5), range(0, 5), range(0, 1)
         while self._layout.count():
             item = self._layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget()
+            if widget is not None:  # hidden now: deleteLater leaves it on screen until later
+                widget.hide()
+                widget.deleteLater()
         self.grids = {}
         for z in reversed(zs):
             self._layout.addWidget(QLabel(f"layer z = {z}"))

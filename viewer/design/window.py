@@ -133,6 +133,8 @@ class DesignWindow(QMainWindow):
         add("close", "&Close", self.close, QKeySequence.StandardKey.Close)
         add("undo", "&Undo", self.doc.undo, QKeySequence.StandardKey.Undo)
         add("redo", "&Redo", self.doc.redo, QKeySequence.StandardKey.Redo)
+        for name in ("undo", "redo"):  # the toolbar keeps the short word, the menu says what
+            a[name].setIconText(name.capitalize())
         add("optional_brush", "Optional (+) brush", self._set_brush, "O", True,
             "added target cubes are optional: they may stay empty")  # fmt: skip
         for axis in "xyz":
@@ -193,6 +195,7 @@ class DesignWindow(QMainWindow):
     # -- following the document -----------------------------------------------------------------
     def _changed(self, label: str) -> None:
         self.say(label)
+        self._update_title()
 
     def _history(self, can_undo: bool, can_redo: bool) -> None:
         a = self.actions
