@@ -17,7 +17,7 @@ from tessera.models.errors import NoSolution, PuzzleError
 from tessera.solvers.registry import FAMILIES
 
 #: Commands that belong to no one family.
-GENERAL_MODULES = ("tessera.cli.viewer", "tessera.cli.stl")
+GENERAL_MODULES = ("tessera.cli.viewer", "tessera.cli.stl", "tessera.cli.design")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -99,7 +99,9 @@ def _count_many(args: argparse.Namespace) -> int:
         if getattr(args, option):
             raise PuzzleError(f"--{option} is for one puzzle, not a batch")
     if not args.count or args.show or args.plan or args.trace or args.disassemble:
-        raise PuzzleError("several puzzles or a folder go with --count (and --json) only")
+        if len(args.puzzle) == 1:
+            raise PuzzleError("is a folder: count its puzzles with --count", args.puzzle[0])
+        raise PuzzleError("several puzzles go with --count (and --json) only")
     bad = False
     for result in count_files(expand_paths(args.puzzle)):
         for warning in result.warnings:

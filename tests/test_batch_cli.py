@@ -32,6 +32,8 @@ def test_several_files_one_json_line_each_and_a_bad_one_on_stderr(capsys, tmp_pa
 def test_a_batch_needs_count(capsys, tmp_path):
     code, _, err = run_cli(["solve", "soma", "soma", "--show"], capsys)
     assert code == 2 and "--count" in err
+    code, _, err = run_cli(["solve", str(tmp_path)], capsys)
+    assert code == 2 and str(tmp_path) in err and "--count" in err
 
 
 @needs_conformance
