@@ -85,7 +85,7 @@ class StepBar(QToolBar):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(1)
         self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setMinimumWidth(240)
+        self.slider.setMinimumWidth(200)
         self.slider.setToolTip("step")
         column.addWidget(self.slider)
         self.depth_map = DepthMap(self.step_requested.emit)
@@ -96,8 +96,7 @@ class StepBar(QToolBar):
         self.step_label.setMinimumWidth(80)
         self.addWidget(self.step_label)
         self.addSeparator()
-        self.addWidget(QLabel(" speed "))
-        self.speed = QDoubleSpinBox()
+        self.speed = QDoubleSpinBox()  # its suffix says what it is: no label, more slider
         self.speed.setRange(0.25, 500.0)
         self.speed.setValue(2.0)
         self.speed.setSuffix(" steps/s")

@@ -122,26 +122,21 @@ class _Shown:
         self.aim()
         self.apply(step)
 
-    def aim(self, bounds=None) -> None:
-        """The view's camera (else the scene's framing); with `bounds`, its direction kept
-        but moved so that box fits (an animation's pieces never leave the frame)."""
+    def aim(self, points: np.ndarray | None = None) -> None:
+        """The view's camera (else the scene's framing); with `points`, its direction kept
+        but moved so that they all fit (an animation's pieces never leave the frame)."""
         plotter, view = self.plotter, self.view
         if view.camera is not None:
             plotter.camera_position = view.camera
-        if bounds is not None:
-            camera = plotter.camera
-            direction = np.subtract(camera.position, camera.focal_point)
-            self.renderer.fit(bounds, direction, camera.up)
         if view.parallel_scale is not None:
             plotter.camera.parallel_projection = True
-            scale = view.parallel_scale
-            if bounds is not None:
-                b = np.array(bounds, float)
-                w, h = plotter.window_size
-                scale = max(scale, (b[3] - b[2]) / 2 * 1.03, (b[1] - b[0]) / 2 * 1.03 * h / w)
-            plotter.camera.parallel_scale = scale
+            plotter.camera.parallel_scale = view.parallel_scale
         elif view.camera is not None:
             plotter.camera.parallel_projection = False
+        if points is not None and len(points):
+            camera = plotter.camera
+            direction = np.subtract(camera.position, camera.focal_point)
+            self.renderer.fit_points(points, direction, camera.up)
         plotter.renderer.ResetCameraClippingRange()
 
     def apply(self, step: float) -> None:
@@ -149,21 +144,13 @@ class _Shown:
         if self.inspector is not None:
             self.inspector.capture()
 
-    def bounds_over(self, steps: Sequence[float]) -> tuple[float, ...] | None:
-        """The box around everything visible over all `steps` (no rendering: actor bounds)."""
-        boxes = []
+    def points_over(self, steps: Sequence[float]) -> np.ndarray:
+        """The corners of every visible actor's box at every step (no rendering)."""
+        parts = []
         for step in steps:
             self.apply(step)
-            b = self.renderer.visible_bounds()
-            if b is not None:
-                boxes.append(b)
-        if not boxes:
-            return None
-        arr = np.array(boxes, float)
-        return (
-            arr[:, 0].min(), arr[:, 1].max(), arr[:, 2].min(),
-            arr[:, 3].max(), arr[:, 4].min(), arr[:, 5].max(),
-        )  # fmt: skip
+            parts.append(self.renderer.visible_corners())
+        return np.concatenate(parts) if parts else np.zeros((0, 3))
 
 
 def _downsample(image: np.ndarray, k: int) -> np.ndarray:
@@ -315,7 +302,7 @@ def _write_frames(
         stack.callback(plotter.close)
         shown = _Shown(plotter, scene, steps[0] if steps else 0.0, view)
         if not orbit_degrees:  # a turntable frames itself by the scene's bounds
-            shown.aim(shown.bounds_over(steps))
+            shown.aim(shown.points_over(steps))
         turn = orbit_degrees / max(len(steps) - 1, 1)
         frame = None
         for i, step in enumerate(steps):

@@ -93,6 +93,7 @@ class InspectPanel(QWidget):
         self.message.setObjectName("handson_message")
         layout.addWidget(self.message)
         state.events.selected.connect(self._selection_changed)
+        state.events.hidden.connect(self._hidden_changed)
 
     def show_message(self, text: str) -> None:
         """The hands-on status line (fit, hint, solved), cleared with the viewer's message."""
@@ -130,6 +131,18 @@ class InspectPanel(QWidget):
         else:  # no explode or cut left over on a flat board
             self.explode.setValue(0)
             self.state.set_layer(self.state.layer_axis, None)
+
+    def _hidden_changed(self) -> None:
+        """Tick boxes follow the state, whoever hid the piece (a click, a script, a test)."""
+        self.pieces.blockSignals(True)
+        for row in range(self.pieces.count()):
+            item = self.pieces.item(row)
+            key = item.data(Qt.ItemDataRole.UserRole)
+            if key is None:
+                continue
+            hidden = key in self.state.hidden
+            item.setCheckState(Qt.CheckState.Unchecked if hidden else Qt.CheckState.Checked)
+        self.pieces.blockSignals(False)
 
     def _axis_changed(self, axis: int) -> None:
         lo, hi = self.inspector.layer_range(axis)

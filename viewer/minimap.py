@@ -34,7 +34,7 @@ class DepthMap(QWidget):
         self.timeline: Timeline | None = None
         self.step = 0.0
         self.setFixedHeight(HEIGHT)
-        self.setMinimumWidth(240)
+        self.setMinimumWidth(200)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setToolTip("search depth over the trace (green: solutions); click to go there")
         self._columns: tuple[int, np.ndarray, np.ndarray, np.ndarray] | None = None

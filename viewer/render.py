@@ -212,21 +212,45 @@ class SceneRenderer:
             camera.up = up
         self.plotter.renderer.ResetCameraClippingRange()
 
-    def visible_bounds(self) -> tuple[float, ...] | None:
-        """The box around every visible actor as drawn now (None if nothing is visible)."""
-        boxes = [
-            actor.GetBounds()
-            for actor in self.actors.values()
-            if actor.visibility and actor.GetMapper() is not None
-        ]
-        boxes = [b for b in boxes if b[0] <= b[1]]
-        if not boxes:
-            return None
-        arr = np.array(boxes, float)
-        return (
-            arr[:, 0].min(), arr[:, 1].max(), arr[:, 2].min(),
-            arr[:, 3].max(), arr[:, 4].min(), arr[:, 5].max(),
-        )  # fmt: skip
+    def visible_corners(self) -> np.ndarray:
+        """The corners of every visible actor's bounding box as drawn now, (8k, 3)."""
+        corners = []
+        for actor in self.actors.values():
+            if not actor.visibility or actor.GetMapper() is None:
+                continue
+            b = actor.GetBounds()
+            if b[0] > b[1]:
+                continue
+            corners.extend((x, y, z) for x in b[0:2] for y in b[2:4] for z in b[4:6])
+        return np.array(corners, float).reshape(-1, 3)
+
+    def fit_points(self, points: np.ndarray, direction, up, margin: float = 1.06) -> None:
+        """Aim along `direction` (focus to camera) so every point is in view, as tight as the
+        projection allows: centred on the points' extent across the screen, the camera just
+        far enough that the nearest ones stay inside (parallel: the scale that holds them)."""
+        camera = self.plotter.camera
+        d = np.asarray(direction, float)
+        d /= np.linalg.norm(d)
+        u = np.asarray(up, float) - np.dot(up, d) * d
+        u /= np.linalg.norm(u)
+        right = np.cross(-d, u)
+        x, y, z = points @ right, points @ u, points @ d
+        cx, cy, cz = (x.min() + x.max()) / 2, (y.min() + y.max()) / 2, (z.min() + z.max()) / 2
+        w, h = self.plotter.window_size
+        aspect = w / max(h, 1)
+        ox, oy = np.abs(x - cx) * margin, np.abs(y - cy) * margin
+        focal = cx * right + cy * u + cz * d
+        if camera.parallel_projection:
+            camera.parallel_scale = max(float(oy.max()), float(ox.max()) / aspect, 1e-3)
+            distance = float(np.ptp(z)) + 10.0
+        else:
+            tan_v = math.tan(math.radians(camera.view_angle / 2))
+            need = np.maximum(ox / (tan_v * aspect), oy / tan_v) + (z - cz)
+            distance = max(float(need.max()), 1e-3)
+        camera.focal_point = tuple(focal)
+        camera.position = tuple(focal + d * distance)
+        camera.up = tuple(u)
+        self.plotter.renderer.ResetCameraClippingRange()
 
     def isometric(self) -> None:
         self.frame_camera(ISOMETRIC)

@@ -97,6 +97,11 @@ def dark_palette() -> QPalette:
         (QPalette.ColorRole.Link, QColor("#8ab4f8")),
     ):  # fmt: skip
         p.setColor(role, colour)
+    grey = QColor("#7d828a")  # disabled controls must look disabled on dark too
+    for role in (
+        QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText
+    ):  # fmt: skip
+        p.setColor(QPalette.ColorGroup.Disabled, role, grey)
     return p
 
 

@@ -36,6 +36,7 @@ from tessera.viewer.scenes.base import (
 )
 
 DIGIT_HEIGHT = 0.46
+CLUE_WIDTH = 0.8  # the widest a clue may be, in cells
 CLUE_HEIGHT = 0.3  # 17 px on a 9×9 board in a 1200×760 window, seen top-down
 GLYPH_DEPTH = 0.03
 LIFT = 0.006  # a digit's underside above the board
@@ -170,6 +171,9 @@ def _board(puzzle: KenKenPuzzle, wheel: Wheel) -> list[ActorSpec]:
     for cage_ in puzzle.cages:
         text = str(cage_.target) if puzzle.multiplication_only else cage_.clue
         points, triangles = clue_triangles(text)
+        width = np.ptp(points[:, 0]) if len(points) else 0.0
+        if width > CLUE_WIDTH:  # a long clue ("432×") shrinks to stay clear of the digit
+            points = points * np.array([CLUE_WIDTH / width, CLUE_WIDTH / width, 1.0])
         r, c = cage_.cells[0]  # the first cell in reading order: its top-left corner
         at = (c + 0.1, -r - 0.08 - CLUE_HEIGHT / 2, 0.014)
         clues.append((points + at, triangles))
