@@ -417,3 +417,14 @@ def test_export_view_carries_the_window_camera(qtbot, window):
     assert view.camera == window.plotter.camera_position
     assert view.inspect is window.handson.state
     assert isinstance(view, export.View)
+
+
+def test_play_mode_png_is_the_table_on_screen(qtbot, window, tmp_path):
+    open_and_wait(qtbot, window, "soma")
+    click_action(qtbot, window, "mode_play")
+    assert window.state.mode == "play"
+    image = window.exporter.export_image(tmp_path / "table.png", (320, 240))
+    assert (tmp_path / "table.png").exists()
+    assert tuple(image.shape[:2]) == tuple(window.plotter.window_size[::-1])
+    colours = window.state.family.puzzle.colors()
+    assert sum(chroma_near(image, c).sum() > 50 for c in colours) >= 5  # the tray's pieces

@@ -86,6 +86,14 @@ class Exporter(QObject):
     def export_image(self, path: str | Path, size=(1600, 1200), transparent=False, supersample=2):
         """Save the current step as a PNG, as the window shows it."""
         state = self.state
+        if state.mode == "play":
+            # the Play table is not a scene of steps: the picture is the view itself, at
+            # the view's size (what is on screen, pixel for pixel)
+            self.plotter.render()
+            image = self.plotter.screenshot(transparent_background=transparent, return_img=True)
+            export.save_png(path, image)
+            self.saved.emit(str(path))
+            return image
         if state.scene is None:
             return None
         image = export.render_image(
