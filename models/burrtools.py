@@ -212,20 +212,27 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
     for k, sh in enumerate(prob.findall("./shapes/shape")):
         sline = line_at("shape ", k) or pline
         sid = _shape_index(sh.get("id"), len(parsed), path, sline)
-        if sh.get("count") is None:
-            lo, hi = sh.get("min"), sh.get("max")
-            if lo is not None or hi is not None:
-                raise PuzzleError(
-                    f"piece ranges (min={lo} max={hi}) are not supported yet; give fixed counts",
-                    path,
-                    sline,
-                )
-        count_text = sh.get("count", "1")
+        fewest: int | None = None
+        if sh.get("count") is None and (sh.get("min") is not None or sh.get("max") is not None):
+            low_text, count_text = sh.get("min", "0"), sh.get("max", sh.get("min", "1"))
+            for text_value in (low_text, count_text):
+                if not _SIZE.fullmatch(text_value):
+                    raise PuzzleError(
+                        f"piece range {printable(text_value)} is not a whole number", path, sline
+                    )
+            fewest = int(low_text)
+            if fewest > int(count_text):
+                raise PuzzleError(f"piece range min {fewest} > max {count_text}", path, sline)
+        else:
+            count_text = sh.get("count", "1")
         if not _SIZE.fullmatch(count_text):
             raise PuzzleError(f"count {printable(count_text)} is not a whole number", path, sline)
         count = int(count_text)
         if count < 1:
             continue
+        if fewest is not None and fewest >= count:
+            fewest = None
+        group = _group_of(sh)
         fixed, variable = parsed[sid]
         cells = np.vstack([fixed, variable]) if len(variable) else fixed
         if len(cells) == 0:
@@ -233,7 +240,7 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         name = shapes[sid].get("name") or f"S{sid + 1}"
         if not geometry.is_connected(cells):
             warnings.append(f"{path}:{sline}: piece '{name}' is not connected")
-        pieces.append(Piece(name, geometry.normalise(cells), count))
+        pieces.append(Piece(name, geometry.normalise(cells), count, None, fewest, group))
     if not pieces:
         raise PuzzleError("the problem has no pieces", path, pline)
     name = prob.get("name") or path.stem
@@ -244,6 +251,16 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         source=str(path),
         warnings=warnings,
     )
+
+
+def _group_of(shape) -> int:
+    """The BurrTools group a problem's piece belongs to (0: none): a `group` attribute, or the
+    first `<group>` child (a piece in several groups may join any; Tessera keeps the first)."""
+    value = shape.get("group")
+    if value is None:
+        child = shape.find("group")
+        value = child.get("group") if child is not None else "0"
+    return int(value) if value is not None and _SIZE.fullmatch(value) else 0
 
 
 def _shape_index(value: str | None, n: int, path: Path, line: int | None) -> int:

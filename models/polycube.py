@@ -29,12 +29,27 @@ PALETTE = (
 
 @dataclass(frozen=True)
 class Piece:
-    """A piece type: its cells (normalised), how many identical copies, an optional colour."""
+    """A piece type: its cells (normalised), how many identical copies, an optional colour.
+
+    `copies` is the most copies a solution uses; `min_copies`, when set below it, the fewest
+    (BurrTools' piece ranges: "0 to 6 of this stick"). `group` > 0 names pieces that may stay
+    joined when the puzzle comes apart (BurrTools' groups: a cage of three pieces)."""
 
     name: str
     cells: np.ndarray
     copies: int = 1
     color: str | None = None
+    min_copies: int | None = None
+    group: int = 0
+
+    @property
+    def fewest(self) -> int:
+        """The fewest copies a solution uses (`copies` unless a range says less)."""
+        return self.copies if self.min_copies is None else self.min_copies
+
+    @property
+    def ranged(self) -> bool:
+        return self.fewest < self.copies
 
     @property
     def size(self) -> int:
@@ -122,8 +137,10 @@ class PolycubePuzzle:
     def volume_problem(self) -> str | None:
         """Why no solution can exist by counting cells alone, or None."""
         need, room = self.target.n_required, len(self.target.cells)
-        have = self.piece_volume
-        if have < need or have > room:
+        most = self.piece_volume
+        least = sum(p.size * p.fewest for p in self.pieces)
+        if most < need or least > room:
+            have = f"{most}" if least == most else f"{least} to {most}"
             return (
                 f"no solution possible: the pieces have {have} cells, the target needs "
                 f"{need} required + {room - need} optional"
@@ -174,8 +191,49 @@ TOP_KEYS = {"kind", "name", "format", "pieces", "target", "description", "author
 #: Coordinates beyond this are refused: no real puzzle is that large, and the solver sizes its
 #: grids by the bounding box (numpy's int64 would overflow long before memory ran out).
 MAX_COORDINATE = 10_000
-PIECE_KEYS = {"cells", "layers", "copies", "color", "colour"}
+PIECE_KEYS = {"cells", "layers", "copies", "min", "max", "group", "color", "colour"}
 TARGET_KEYS = {"cells", "optional", "layers"}
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1_000_000
+
+
+def _read_copies(
+    table: dict, pname: str, text: str, path: str | Path, pline: int | None
+) -> tuple[int, int | None]:
+    """(most copies, fewest or None) from `copies = k`, or `min = a` and `max = b`."""
+    where = (pline or 1) - 1
+    if "copies" in table and ("min" in table or "max" in table):
+        raise PuzzleError(
+            f"piece '{pname}': give copies, or min and max, not both",
+            path,
+            line_of(text, "copies", after=where),
+        )
+    if "min" in table or "max" in table:
+        low, high = table.get("min", 0), table.get("max")
+        for key, value in (("min", low), ("max", high)):
+            if not _is_count(value):
+                raise PuzzleError(
+                    f"piece '{pname}': {key} must be a whole number ≥ 0, not {printable(value)}",
+                    path,
+                    line_of(text, key, after=where),
+                )
+        if high < 1 or low > high:
+            raise PuzzleError(
+                f"piece '{pname}': need 0 ≤ min ≤ max and max ≥ 1 (min {low}, max {high})",
+                path,
+                line_of(text, "max", after=where),
+            )
+        return high, (low if low < high else None)
+    copies = table.get("copies", 1)
+    if not _is_count(copies) or copies < 1:
+        raise PuzzleError(
+            f"piece '{pname}': copies must be a whole number ≥ 1, not {printable(copies)}",
+            path,
+            line_of(text, "copies", after=where),
+        )
+    return copies, None
 
 
 def load_polycube(path: str | Path) -> PolycubePuzzle:
@@ -211,12 +269,13 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
         cells = _read_shape(table, f"piece '{pname}'", text, path, pline, allow_optional=False)[0]
         if len(cells) == 0:
             raise PuzzleError(f"piece '{pname}' has no cells", path, pline)
-        copies = table.get("copies", 1)
-        if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
+        copies, fewest = _read_copies(table, str(pname), text, path, pline)
+        group = table.get("group", 0)
+        if not _is_count(group):
             raise PuzzleError(
-                f"piece '{pname}': copies must be a whole number ≥ 1, not {printable(copies)}",
+                f"piece '{pname}': group must be a whole number ≥ 0, not {printable(group)}",
                 path,
-                line_of(text, "copies", after=(pline or 1) - 1),
+                line_of(text, "group", after=(pline or 1) - 1),
             )
         color = table.get("color", table.get("colour"))
         if color is not None and not _is_hex_colour(color):
@@ -227,7 +286,9 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
             )
         if not geometry.is_connected(cells):
             warnings.append(f"{path}:{pline}: piece '{pname}' is not connected")
-        pieces.append(Piece(str(pname), geometry.normalise(cells), copies, color))
+        pieces.append(
+            Piece(str(pname), geometry.normalise(cells), copies, color, fewest, group)
+        )
     raw_target = data.get("target")
     tline = line_of(text, "target")
     if not isinstance(raw_target, dict):

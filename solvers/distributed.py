@@ -21,8 +21,8 @@ count; `checkpoint` files record finished subproblems so that a stopped count re
 from __future__ import annotations
 
 import hashlib
-import logging
 import json
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -135,7 +135,11 @@ def _split(rows: _Rows, prefix: tuple[int, ...]) -> list[tuple[int, ...]] | None
         for r in candidates:
             by_piece.setdefault(rows.piece[r], []).append(r)
     for piece, candidates in by_piece.items():
-        if remaining[piece] == 1 and puzzle.pieces[piece].copies == 1:
+        if (
+            remaining[piece] == 1
+            and puzzle.pieces[piece].copies == 1
+            and not puzzle.pieces[piece].ranged
+        ):
             options.append(sorted(set(candidates)))
     best = min(options, key=len)
     return [prefix + (r,) for r in best]

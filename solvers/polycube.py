@@ -336,6 +336,29 @@ class _RowPlacements(Sequence[Placement]):
         return rows[i]  # type: ignore[index]
 
 
+def _slack_rows(
+    slack: dict[int, int], type_col: dict[int, int], first: int, n_columns: int
+) -> tuple[list[list[int]], int]:
+    """Rows that let a piece type with a range be placed fewer times than its maximum, each
+    count exactly once (so counts stay exact, with no duplicate per choice of slots).
+
+    For a type with d optional copies: primary slots s1..sd (each hit once) and secondary
+    links x1..x(d-1). Slot j is filled either by "absent j" = {piece, sj, x(j-1)} (one fewer
+    copy) or by "present j" = {sj, xj}. "present j" and "absent j+1" share xj, so the absent
+    copies are always slots 1..k: one configuration per number of copies left out."""
+    rows: list[list[int]] = []
+    slot = first
+    for t, d in slack.items():
+        links = list(range(n_columns, n_columns + d - 1))
+        n_columns += d - 1
+        for j in range(d):
+            absent = [type_col[t], slot + j] + ([links[j - 1]] if j > 0 else [])
+            present = [slot + j] + ([links[j]] if j < d - 1 else [])
+            rows.extend([absent, present])
+        slot += d
+    return rows, n_columns
+
+
 class PackingProblem:
     """The exact-cover matrix of a puzzle, remembering what each row means.
 
@@ -366,11 +389,21 @@ class PackingProblem:
         open_req = np.flatnonzero(~used[:n_req])
         col_of_cell[open_req] = np.arange(len(open_req))
         types = [t for t in range(n_types) if remaining[t] > 0]
-        n_primary = len(open_req) + len(types)
+        # A piece with a range (min..max copies) may leave k = max - used copies unplaced:
+        # its item is still hit max times, k of them by "absent" slack rows (see _slack_rows)
+        placed = [p.copies - r for p, r in zip(puzzle.pieces, remaining, strict=True)]
+        slack = {
+            t: remaining[t] - max(0, puzzle.pieces[t].fewest - placed[t])
+            for t in types
+            if puzzle.pieces[t].ranged
+        }
+        slack = {t: d for t, d in slack.items() if d > 0}
+        n_slack = sum(slack.values())
+        n_primary = len(open_req) + len(types) + n_slack
         open_opt = n_req + np.flatnonzero(~used[n_req:])
         col_of_cell[open_opt] = n_primary + np.arange(len(open_opt))
         n_columns = n_primary + len(open_opt)
-        multiplicity = [1] * len(open_req) + [remaining[t] for t in types]
+        multiplicity = [1] * len(open_req) + [remaining[t] for t in types] + [1] * n_slack
         blocks: list[tuple[int, object]] = []
         ptr_parts: list[np.ndarray] = []
         col_parts: list[np.ndarray] = []
@@ -381,6 +414,8 @@ class PackingProblem:
                 given = list(only[t])
                 if any_used:
                     given = [p for p in given if not used[list(p.cells)].any()]
+                if not given:
+                    continue
                 ids = np.array([p.cells for p in given], np.int64).reshape(len(given), -1)
                 rows: object = given
             else:
@@ -399,6 +434,14 @@ class PackingProblem:
             ptr_parts.append(np.full(len(ids), block.shape[1], np.int64))
             blocks.append((t, rows))
             n_rows += len(ids)
+        self.n_placement_rows = n_rows
+        if slack:
+            type_col = {t: len(open_req) + k for k, t in enumerate(types)}
+            extra, n_columns = _slack_rows(slack, type_col, len(open_req) + len(types), n_columns)
+            for row in extra:
+                col_parts.append(np.array(row, np.int64))
+                ptr_parts.append(np.array([len(row)], np.int64))
+            n_rows += len(extra)
         lengths = np.concatenate(ptr_parts) if ptr_parts else np.zeros(0, np.int64)
         row_ptr = np.zeros(n_rows + 1, np.int64)
         np.cumsum(lengths, out=row_ptr[1:])
@@ -425,7 +468,8 @@ class PackingProblem:
 
     def solution(self, rows: Sequence[int]) -> PolycubeSolution:
         cells = self.puzzle.target.cells
-        chosen = list(self.fixed) + [self.placements[r] for r in rows]
+        real = [r for r in rows if r < self.n_placement_rows]  # slack rows place nothing
+        chosen = list(self.fixed) + [self.placements[r] for r in real]
         chosen.sort(key=lambda p: (p.piece, p.cells))
         return PolycubeSolution(
             tuple(PlacedPiece(p.piece, cells[list(p.cells)], p) for p in chosen)
@@ -433,6 +477,8 @@ class PackingProblem:
 
     def describe(self, row: int) -> str:
         """Human words for a trace event's choice."""
+        if row >= self.n_placement_rows:
+            return "one copy fewer of a piece with a range (bookkeeping)"
         p = self.placements[row]
         name = self.puzzle.pieces[p.piece].name
         return f"{name} at {p.offset} (orientation {p.orientation})"

@@ -131,12 +131,12 @@ class TargetGroup:
     def _mirror_types(puzzle: PolycubePuzzle) -> tuple[int, ...] | None:
         keys = [piece_keys(p) for p in puzzle.pieces]
         by_shape = {
-            (key[0], p.copies): t
+            (key[0], p.copies, p.fewest): t
             for t, (p, key) in enumerate(zip(puzzle.pieces, keys, strict=True))
         }
         out = []
         for p, (_, mirror_key) in zip(puzzle.pieces, keys, strict=True):
-            t = by_shape.get((mirror_key, p.copies))
+            t = by_shape.get((mirror_key, p.copies, p.fewest))
             if t is None:
                 return None
             out.append(t)
@@ -385,7 +385,7 @@ def _anchor(group: TargetGroup) -> tuple[int, list[Orbit]] | None:
     eligible = [
         t
         for t, piece in enumerate(group.puzzle.pieces)
-        if piece.copies == 1 and not (group.type_maps[:, t] != t).any()
+        if piece.copies == 1 and not piece.ranged and not (group.type_maps[:, t] != t).any()
     ]
     tables = _orbit_tables(group, eligible)
     scored = []
@@ -523,8 +523,10 @@ class ClassSearch(Search):
             fixed = classes = rot = 0
             placements = problem.placements
             given = [(p.piece, p.cells) for p in problem.fixed]
+            real = problem.n_placement_rows  # rows past it are a range's bookkeeping
             for rows in search.solutions(report):
-                items = given + [(p.piece, p.cells) for p in (placements[r] for r in rows)]
+                placed = (placements[r] for r in rows if r < real)
+                items = given + [(p.piece, p.cells) for p in placed]
                 orbit = None
                 if orbits is not None:
                     anchor = next(cells for t, cells in items if t == self.anchor_piece)
@@ -551,7 +553,7 @@ class ClassSearch(Search):
         every piece unique (so a column is never hit twice by one symmetric option) and few
         enough columns for one integer per option."""
         puzzle = self.puzzle
-        return all(p.copies == 1 for p in puzzle.pieces) and (
+        return all(p.copies == 1 and not p.ranged for p in puzzle.pieces) and (
             len(puzzle.target.cells) + len(puzzle.pieces) <= 62
         )
 

@@ -16,7 +16,7 @@ from tessera.models import geometry
 from tessera.models.burrtools import load_xmpuzzle
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import load_polycube
-from tests._paths import CONFORMANCE, ROOT
+from tests._paths import CONFORMANCE, ROOT, needs_conformance
 
 SOMA_CELLS = """
 kind = "polycube"
@@ -153,11 +153,11 @@ def test_burrtools_import_reads_shapes_counts_and_optional_cells():
     assert len(puzzle.target.optional) > 0
 
 
-def test_burrtools_ranges_are_refused_clearly():
-    path = CONFORMANCE / "burrtools/SolidSixPieceBurrs.xmpuzzle"
-    with pytest.raises(PuzzleError, match="ranges") as info:
-        load_xmpuzzle(path)
-    assert info.value.line is not None
+@needs_conformance
+def test_burrtools_ranges_are_read():
+    puzzle = load_xmpuzzle(CONFORMANCE / "burrtools/SolidSixPieceBurrs.xmpuzzle")
+    assert len(puzzle.pieces) == 25
+    assert all((p.fewest, p.copies) == (0, 6) for p in puzzle.pieces)
 
 
 def test_burrtools_bomb_and_garbage_are_refused(tmp_path):
