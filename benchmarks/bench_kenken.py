@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tessera.models.kenken import KenKenPuzzle, _tuples, cage_value, load_kenken  # noqa: E402
+from tessera.models.keen_id import decode_keen_id  # noqa: E402
+from tessera.models.kenken import KenKenPuzzle, _tuples, cage_value  # noqa: E402
 from tessera.solvers.exact_cover import ExactCoverSearch  # noqa: E402
 from tessera.solvers.kenken import KenKenSearch, exact_cover_problem  # noqa: E402
 from tessera.solvers.kenken_generate import generate  # noqa: E402
@@ -152,7 +153,7 @@ def main() -> int:
         f"{verdict} (median {med * 1e3:.1f} ms, hardest {worst * 1e3:.1f} ms)"
     )
 
-    stress = load_kenken(STRESS)
+    stress = decode_keen_id(STRESS)
     mine, theirs = best_time(ours, stress), best_time(exact_cover, stress)
     print(
         f"stress 9x9 (outside the goal): ours {mine * 1e3:.0f} ms, exact cover "

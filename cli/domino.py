@@ -26,7 +26,7 @@ from tessera.solvers.domino import DominoSolver, grade
 from tessera.solvers.domino_generate import generate
 from tessera.solvers.registry import load_puzzle
 
-SIZE_RE = re.compile(r"^\s*(\d+)\s*[xX\u00d7]\s*(\d+)\s*$")
+SIZE_RE = re.compile(r"^\s*([0-9]{1,9})\s*[xX\u00d7]\s*([0-9]{1,9})\s*$")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tessera.models.assets import builtin_puzzles, existing_file, resolve_puzzle
-from tessera.models.errors import NoSolution, PuzzleError
+from tessera.models.errors import NoSolution, PuzzleError, printable
 from tessera.solvers.search_control import Search
 from tessera.solvers.trace import TraceEvent
 
@@ -163,12 +163,6 @@ def builtin_groups() -> dict[str, list[tuple[str, Path]]]:
     for stem, path in builtin_puzzles().items():
         groups.setdefault(family_of_file(path), []).append((stem, path))
     return groups
-
-
-def printable(value: Any) -> str:
-    """A value from a user's file as an error message may quote it: escaped, and short."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # -- the families -----------------------------------------------------------------------------

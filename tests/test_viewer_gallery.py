@@ -86,3 +86,24 @@ def test_a_click_on_a_row_opens_that_figure(qtbot, gallery):
 def test_an_empty_shape_gives_an_empty_thumbnail(qapp):
     image = isometric_thumbnail([])
     assert image.pixelColor(10, 10).alpha() == 0
+
+
+def test_file_open_folder_opens_the_clicked_figure_in_the_window(qtbot, window, folder):
+    gallery = window.open_gallery(str(folder))
+    with qtbot.waitSignal(gallery.finished_counting, timeout=120_000):
+        pass
+    gallery.filter.setText("v-corner")
+    rect = gallery.table.visualRect(gallery.proxy.index(0, 1))
+    with qtbot.waitSignal(gallery.open_requested, timeout=5000):
+        qtbot.mouseClick(gallery.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: window.state.family is not None, timeout=30_000)
+    assert window.state.family.source.endswith("v-corner.soma")
+    assert "open_folder" in window.actions and "design" in window.actions
+
+
+def test_design_opens_on_the_puzzle_shown(qtbot, window):
+    assert window.open_puzzle("soma-bathtub")
+    design = window.open_design()
+    qtbot.waitExposed(design)
+    assert "Design" in design.windowTitle() and "bathtub" in design.windowTitle().lower()
+    design.close()

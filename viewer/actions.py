@@ -151,6 +151,8 @@ def make_mode_actions(parent: QWidget) -> tuple[QActionGroup, dict[str, QAction]
 WINDOW_ACTIONS = {
     "open": ("&Open…", QKeySequence.StandardKey.Open),
     "open_id": ("Open game &ID…", "Ctrl+Shift+O"),
+    "open_folder": ("Open &folder…", "Ctrl+Shift+F"),
+    "design": ("&Design…", "Ctrl+D"),
     "export_image": ("Export &image…", "Ctrl+E"),
     "export_animation": ("Export &animation…", "Ctrl+Shift+E"),
     "quit": ("&Quit", QKeySequence.StandardKey.Quit),
@@ -193,6 +195,8 @@ def build_menus(menubar: QMenuBar, a: dict[str, QAction]):
     file_menu = menubar.addMenu("&File")
     file_menu.addAction(a["open"])
     file_menu.addAction(a["open_id"])
+    file_menu.addAction(a["open_folder"])
+    file_menu.addAction(a["design"])
     recent_menu = file_menu.addMenu("Open &recent")
     file_menu.addSeparator()
     for name in ("export_image", "export_animation", "export_stl"):

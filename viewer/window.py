@@ -61,7 +61,7 @@ from tessera.viewer.status import StatusLine
 from tessera.viewer.worker import SolveWorker
 
 ICON = ASSETS / "icons" / "tessera.svg"
-PUZZLE_FILES = "Puzzles (*.toml *.json *.xmpuzzle *.kenken);;All files (*)"
+PUZZLE_FILES = "Puzzles (*.toml *.json *.xmpuzzle *.kenken *.soma);;All files (*)"
 FADE_MS = 320  # a piece Search mode takes back fades out over this long
 
 
@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
         self.resize(1200, 760)
         self.state = ViewerState()
         self.worker: SolveWorker | None = None
+        self._children: list = []  # galleries and design windows, closed with this one
         self._old_workers: list[SolveWorker] = []
         self._frame_next = True  # the next scene shown frames the camera
         self.last_error = ""
@@ -211,6 +212,7 @@ class MainWindow(QMainWindow):
             ("previous_solution", state.previous_solution),
             ("next_solution", state.next_solution),
             ("open", self.open_file_dialog), ("open_id", self.open_id_dialog),
+            ("open_folder", self.open_folder_dialog), ("design", self.open_design),
             ("export_image", self.exporter.image_dialog),
             ("export_animation", self.exporter.animation_dialog),
             ("export_stl", self.exporter.stl_dialog),
@@ -327,6 +329,40 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open puzzle", "", PUZZLE_FILES)
         if path:
             self.open_puzzle(path)
+
+    def open_folder_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open a folder of puzzles")
+        if folder:
+            self.open_gallery(folder)
+
+    def open_gallery(self, folder: str):
+        """The folder's puzzles with thumbnails and counts; a click opens one here."""
+        from tessera.viewer.gallery import GalleryDialog
+
+        gallery = GalleryDialog(folder, self)
+        gallery.open_requested.connect(self.open_puzzle)
+        gallery.show()
+        self._children.append(gallery)
+        return gallery
+
+    def open_design(self):
+        """Design mode: the editor on the puzzle shown (polycubes), its solutions back here."""
+        from tessera.viewer.design.window import DesignWindow
+
+        design = DesignWindow()
+        design.opens_main_window = False
+        family = self.state.family
+        if family is not None and family.family == "polycube":
+            design.open_file(family.source, ask=False)
+        design.solutions_requested.connect(self._solutions_from_design)
+        design.show()
+        self._children.append(design)
+        return design
+
+    def _solutions_from_design(self, loaded) -> None:
+        self.set_family(loaded)
+        self.set_mode("solution")
+        self.raise_()
 
     def open_id_dialog(self) -> None:
         text, ok = QInputDialog.getText(self, "Open game ID", "Dominosa or Keen game ID:")
@@ -587,6 +623,8 @@ class MainWindow(QMainWindow):
         return self.grab().save(str(path))
 
     def closeEvent(self, event) -> None:
+        for child in self._children:
+            child.close()
         self.prefs.set_geometry(self.saveGeometry())
         self._stop_fade()
         self.playback.pause()
