@@ -286,9 +286,7 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
             )
         if not geometry.is_connected(cells):
             warnings.append(f"{path}:{pline}: piece '{pname}' is not connected")
-        pieces.append(
-            Piece(str(pname), geometry.normalise(cells), copies, color, fewest, group)
-        )
+        pieces.append(Piece(str(pname), geometry.normalise(cells), copies, color, fewest, group))
     raw_target = data.get("target")
     tline = line_of(text, "target")
     if not isinstance(raw_target, dict):

@@ -122,7 +122,7 @@ def test_render_shows_dark_pips_on_light_tiles(tmp_path, capsys):
     assert "step 6 of 6" in capsys.readouterr().out
     image, board = iio.imread(out), iio.imread(empty)
     assert ivory(image).sum() > 5000 and ivory(board).sum() < 50
-    assert dark_on_ivory(image, reach=8).sum() > 60  # top-down, pips ~14 px; 12 pips and 6 bars on domino-small
+    assert dark_on_ivory(image, reach=8).sum() > 60  # top-down: pips ~14 px
     assert dark_on_ivory(board).sum() == 0
     felt = np.array(hex_rgb("#2f6b4f"), float)
     assert (np.abs(board[..., :3] - felt).max(axis=-1) < 60).sum() > 5000  # the board itself
