@@ -11,8 +11,8 @@ edit (a mirrored click adds two cubes, a rotation moves them all) undoes in one 
 
 Shapes keep the coordinates they were drawn at (the editor's grid); they are normalised only
 when the document becomes a `PolycubePuzzle` or a file. A piece's count is a range
-`min_copies..max_copies`; a fixed count is the range of one value. Format 1 has no ranges, so
-a document with one can be exported as BurrTools XML (which has them) but not saved as TOML.
+`min_copies..max_copies`; a fixed count is the range of one value. Format 1 writes a range as
+`min`/`max` and BurrTools XML as its own min/max, so both round-trip.
 """
 
 from __future__ import annotations
@@ -524,7 +524,7 @@ def state_from_puzzle(puzzle: PolycubePuzzle) -> DesignState:
     filled in from the palette, counts as fixed ranges."""
     colours = puzzle.colors()
     pieces = tuple(
-        DesignPiece(p.name, _cells(p.cells.tolist()), colours[k], p.copies, p.copies)
+        DesignPiece(p.name, _cells(p.cells.tolist()), colours[k], p.fewest, p.copies)
         for k, p in enumerate(puzzle.pieces)
     )
     target = DesignTarget(
@@ -597,14 +597,8 @@ def to_toml(state: DesignState) -> str:
     `solvers.registry.load`. Pieces are written as layers, the target too (with `+` for its
     optional cells), so the file reads like the drawing."""
     check_state(state)
-    ranged = [p.name for p in state.pieces if p.is_range]
-    if ranged:
-        raise DesignError(
-            f"piece {ranged[0]!r} has a range of copies, which format 1 cannot hold: "
-            "give it a fixed count, or export as .xmpuzzle"
-        )
-    if any(p.min_copies == 0 for p in state.pieces):
-        zero = next(p.name for p in state.pieces if p.min_copies == 0)
+    if any(p.max_copies == 0 for p in state.pieces):
+        zero = next(p.name for p in state.pieces if p.max_copies == 0)
         raise DesignError(f"piece {zero!r} has 0 copies: delete it or give it 1")
     lines = [
         "# Drawn in Tessera's Design mode.",
@@ -615,7 +609,9 @@ def to_toml(state: DesignState) -> str:
     for p in state.pieces:
         lines += ["", f"[pieces.{_toml_key(p.name)}]"]
         lines.append(f"layers = {_toml_layers(layers_text(_array(p.cells)))}")
-        if p.min_copies != 1:
+        if p.is_range:  # format 1's piece range, as BurrTools has it
+            lines += [f"min = {p.min_copies}", f"max = {p.max_copies}"]
+        elif p.min_copies != 1:
             lines.append(f"copies = {p.min_copies}")
         lines.append(f'color = "{p.color}"')
     lines += ["", "[target]", f"layers = {_toml_layers(_target_layers(state.target))}", ""]

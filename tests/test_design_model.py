@@ -100,15 +100,17 @@ def test_toml_saves_atomically_and_loads_back_through_the_registry(tmp_path):
     assert to_toml(again.state) == to_toml(doc.state)
 
 
-def test_ranges_refuse_toml_but_export_to_burrtools(tmp_path):
+def test_ranges_round_trip_through_toml_and_burrtools(tmp_path):
     doc = soma_cube()
     doc.set_copies(0, 1, 2)
-    with pytest.raises(DesignError, match="range of copies"):
-        doc.save(tmp_path / "x.toml")
-    assert not (tmp_path / "x.toml").exists()
+    saved = doc.save(tmp_path / "x.toml")
+    again = load(saved).puzzle.pieces[0]
+    assert (again.fewest, again.copies) == (1, 2)
     doc.export_xmpuzzle(tmp_path / "r.xmpuzzle")
     xml = gzip.decompress((tmp_path / "r.xmpuzzle").read_bytes()).decode()
     assert 'min="1" max="2"' in xml
+    back = load(tmp_path / "r.xmpuzzle").puzzle.pieces[0]
+    assert (back.fewest, back.copies) == (1, 2)
 
 
 def test_xmpuzzle_export_reads_back_with_optional_cells_and_counts(tmp_path):
