@@ -38,6 +38,14 @@ def _limits() -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def compiled_kernels() -> None:
+    """Compile numba's kernels into the cache first, without limits: on a fresh clone the
+    first solve compiles for 10-20 s of CPU, which is installation, not the input's cost."""
+    for argv in (["domino", "solve", "domino-small"], ["solve", "soma", "--count"]):
+        subprocess.run([sys.executable, "-m", "tessera", *argv], capture_output=True, timeout=600)
+
+
 def tessera(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """The real command line, bounded: 1 GB address space, 5 s CPU."""
     return subprocess.run(
