@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +17,8 @@ from tessera.models.kenken import (
     parse_kenken,
 )
 from tessera.solvers.kenken import count_solutions, solve
+from tests._paths import CONFORMANCE, needs_conformance
 
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
 NYT = CONFORMANCE / "kenken" / "nyt-4x4.kenken"
 
 
@@ -27,6 +26,7 @@ def expected(key: str) -> dict:
     return tomllib.loads((CONFORMANCE / "expected.toml").read_text())[key]
 
 
+@needs_conformance
 def test_conformance_puzzle_solves_to_its_known_solution():
     truth = expected("kenken/nyt-4x4.kenken")
     puzzle = load_kenken(NYT)
@@ -36,6 +36,7 @@ def test_conformance_puzzle_solves_to_its_known_solution():
     assert puzzle.is_solution(truth["solution"])
 
 
+@needs_conformance
 def test_conformance_cages_read_as_written():
     puzzle = load_kenken(str(NYT))
     clues = {cage.cells: (cage.target, cage.op) for cage in puzzle.cages}
@@ -46,6 +47,7 @@ def test_conformance_cages_read_as_written():
     assert puzzle.cages[0].line == 7  # where 'a: 1-' is written
 
 
+@needs_conformance
 def test_is_solution_rejects_a_broken_grid():
     puzzle = load_kenken(NYT)
     good = expected("kenken/nyt-4x4.kenken")["solution"]

@@ -11,7 +11,7 @@ from tessera.models import geometry
 from tessera.models.play import PlayModel, Pose
 from tessera.models.polycube import load_polycube
 from tessera.solvers.polycube_hint import hint
-from tests._paths import CONFORMANCE
+from tests._paths import case_file
 
 
 def as_set(cells) -> set[tuple[int, ...]]:
@@ -178,7 +178,7 @@ def test_undo_redo_reset(soma):
 
 
 def test_copies_are_separate_pieces():
-    puzzle = load_polycube(CONFORMANCE / "polycube" / "dominoes-2x12.toml")
+    puzzle = load_polycube(case_file("polycube/dominoes-2x12.toml"))
     model = PlayModel(puzzle)
     assert [p.name for p in model.pieces] == [f"D {k}" for k in range(1, 13)]
     cells = [as_set(model.cells(k)) for k in range(12)]

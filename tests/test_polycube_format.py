@@ -146,6 +146,7 @@ def test_unknown_builtin_and_missing_file(tmp_path):
     assert code == 2 and "no such file" in err
 
 
+@needs_conformance
 def test_burrtools_import_reads_shapes_counts_and_optional_cells():
     puzzle = load_xmpuzzle(CONFORMANCE / "burrtools/PelikanBurr.xmpuzzle")
     assert len(puzzle.pieces) == 7

@@ -16,11 +16,11 @@ import pytest
 import tessera.cli.main as tessera_cli
 from tessera.models.polycube import load_polycube
 from tessera.solvers.polycube_identify import SolutionIndex
-from tests._paths import CONFORMANCE
+from tests._paths import case_file
 
 pv = pytest.importorskip("pyvista")
 
-SOMA = CONFORMANCE / "polycube" / "soma.toml"
+SOMA = case_file("polycube/soma.toml")
 
 
 @pytest.fixture
@@ -85,7 +85,7 @@ def test_gap_solution_and_assembly(tessera, tmp_path, capsys):
 
 def test_copies_are_numbered(tessera, tmp_path):
     out = tmp_path / "dominoes"
-    path = CONFORMANCE / "polycube" / "dominoes-2x12.toml"
+    path = case_file("polycube/dominoes-2x12.toml")
     assert tessera(["stl", str(path), "--out", str(out), "--cell-mm", "5"]) == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(f"D-{k}.stl" for k in range(1, 13))
