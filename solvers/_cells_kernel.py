@@ -15,6 +15,11 @@ Items carry a multiplicity: a piece type with k identical copies is one item hit
 times. Such an item is branched on only when no exactly-once item is open; its options are then
 tried in order and each tried option is removed for its later siblings (Knuth's Algorithm M
 "tweak"), so a multiset of placements is found once, never k! times.
+
+Secondary items carry a multiplicity too, read as a capacity: hit at most that many times, and
+at least `low[i]` times (checked when every primary item is covered). That is how a piece type
+with a range of copies (BurrTools' `min`..`max`) is searched: the cells decide what goes where,
+and the type only caps how often it is used, so no bookkeeping options are ever branched on.
 """
 
 from __future__ import annotations
@@ -120,8 +125,9 @@ def _hide(item, opt_ptr, opt_items, node_opt, size, start, members, loc, where, 
 @njit(cache=True, nogil=True)
 def run(
     opt_ptr, opt_items, n_primary, node_opt, size, start, members, loc, active, where, count,
-    mult, st, item_at, kind, ostart, oend, oidx, chosen, saved_size, saved_count, saved_active,
-    ostack, ev_kind, ev_row, ev_depth, max_nodes, count_only, tracing, has_multi,
+    mult, low, st, item_at, kind, ostart, oend, oidx, chosen, saved_size, saved_count,
+    saved_active, ostack, ev_kind, ev_row, ev_depth, max_nodes, count_only, tracing, has_multi,
+    has_low,
 ):  # fmt: skip
     """Advance the search until a solution (unless counting), the node budget, the trace
     buffer filling up, or the end. Returns one of the R_* codes."""
@@ -169,6 +175,15 @@ def run(
             if dead:
                 state = BACKTRACK
                 continue
+            if best == -1 and multi == -1 and has_low:
+                # every primary item is covered: a capacity item used too rarely is no solution
+                for i in range(n_primary, mult.shape[0]):
+                    if mult[i] - count[i] < low[i]:
+                        dead = True
+                        break
+                if dead:
+                    state = BACKTRACK
+                    continue
             if best == -1 and multi == -1:
                 st[S_FOUND] += 1
                 if tracing:

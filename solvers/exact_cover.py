@@ -27,14 +27,16 @@ class ExactCoverProblem:
     """A 0/1 matrix given by rows (lists of column numbers).
 
     Columns `0 .. n_primary-1` are primary: each must be covered exactly `multiplicity[c]`
-    times (1 unless given). The others are secondary: covered at most once. Rows are the
-    choices (placements); their numbers are what solutions and trace events report.
+    times (1 unless given). The others are secondary: covered at most `multiplicity[c]` times
+    (1 unless given) and at least `lower[c]` times (0 unless given). Rows are the choices
+    (placements); their numbers are what solutions and trace events report.
     """
 
     rows: Sequence[Sequence[int]]
     n_primary: int
     n_columns: int
     multiplicity: Sequence[int] | None = None
+    lower: Sequence[int] | None = None
     column_names: Sequence[str] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -56,8 +58,15 @@ class ExactCoverProblem:
         mult = np.ones(self.n_columns, np.int64)
         if self.multiplicity is not None:
             mult[: len(self.multiplicity)] = np.asarray(self.multiplicity, np.int64)
-        mult[self.n_primary :] = 1
         return mult
+
+    def lower_array(self) -> np.ndarray:
+        """The least number of hits per column; only secondary columns may ask for any."""
+        low = np.zeros(self.n_columns, np.int64)
+        if self.lower is not None:
+            low[: len(self.lower)] = np.asarray(self.lower, np.int64)
+        low[: self.n_primary] = 0
+        return low
 
 
 __all__ = ["Cancelled", "ExactCoverProblem", "ExactCoverSearch", "Search", "solve"]
@@ -101,7 +110,7 @@ class ExactCoverSearch(Search):
             least = 1
         depth_cap = units // max(least, 1) + 2
         n_items = max(problem.n_columns, 1)
-        has_multi = bool((mult[:n_primary] > 1).any())
+        has_multi = bool((mult > 1).any())
         per_level = n_items * (4 + (8 if has_multi else 0)) + 6 * 8
         need = depth_cap * per_level + 2 * max(n_rows, 1) * 4 + len(opt_items) * 16
         if need > max_bytes:
@@ -115,6 +124,8 @@ class ExactCoverSearch(Search):
         self._matrix = (opt_ptr.astype(np.uint32), opt_items.astype(np.uint32), problem.n_primary)
         self._sets = K.build(problem.n_columns, *self._matrix[:2], mult)
         self._mult = mult
+        self._low = problem.lower_array()
+        self._has_low = bool(self._low.any())
         self._st = np.zeros(K.N_SLOTS, np.int64)
         self._st[K.S_ACTIVE] = problem.n_columns
         self._item = np.zeros(depth_cap, np.int64)
@@ -159,10 +170,10 @@ class ExactCoverSearch(Search):
     def _step(self, count_only: bool) -> int:
         while True:
             code = K.run(
-                *self._matrix, *self._sets, self._mult, self._st, self._item, self._kind,
-                self._ostart, self._oend, self._oidx, self._chosen, self._saved_size,
-                self._saved_count, self._saved_active, self._ostack, *self._ev,
-                self.slice_nodes, count_only, self.tracing, self._has_multi,
+                *self._matrix, *self._sets, self._mult, self._low, self._st, self._item,
+                self._kind, self._ostart, self._oend, self._oidx, self._chosen,
+                self._saved_size, self._saved_count, self._saved_active, self._ostack, *self._ev,
+                self.slice_nodes, count_only, self.tracing, self._has_multi, self._has_low,
             )  # fmt: skip
             if code != K.R_OVERFLOW:
                 break

@@ -283,7 +283,7 @@ class _LazyNames(Sequence[str]):
     """Column names, written only when asked for (traces, debugging): a batch never does."""
 
     def __init__(
-        self, puzzle: PolycubePuzzle, cell_cols: np.ndarray, types: list[int], n_columns: int
+        self, puzzle: PolycubePuzzle, cell_cols: np.ndarray, types: dict[int, int], n_columns: int
     ) -> None:
         self._puzzle, self._cells, self._types = puzzle, cell_cols, types
         self._n = n_columns
@@ -297,9 +297,8 @@ class _LazyNames(Sequence[str]):
             if col >= 0:
                 kind = "cell" if i < n_req else "optional"
                 names[col] = f"{kind} {tuple(target.cells[i].tolist())}"
-        first_piece = sum(1 for i, c in enumerate(self._cells.tolist()) if c >= 0 and i < n_req)
-        for k, t in enumerate(self._types):
-            names[first_piece + k] = f"piece {self._puzzle.pieces[t].name}"
+        for t, col in self._types.items():
+            names[col] = f"piece {self._puzzle.pieces[t].name}"
         return names
 
     def __len__(self) -> int:
@@ -336,29 +335,6 @@ class _RowPlacements(Sequence[Placement]):
         return rows[i]  # type: ignore[index]
 
 
-def _slack_rows(
-    slack: dict[int, int], type_col: dict[int, int], first: int, n_columns: int
-) -> tuple[list[list[int]], int]:
-    """Rows that let a piece type with a range be placed fewer times than its maximum, each
-    count exactly once (so counts stay exact, with no duplicate per choice of slots).
-
-    For a type with d optional copies: primary slots s1..sd (each hit once) and secondary
-    links x1..x(d-1). Slot j is filled either by "absent j" = {piece, sj, x(j-1)} (one fewer
-    copy) or by "present j" = {sj, xj}. "present j" and "absent j+1" share xj, so the absent
-    copies are always slots 1..k: one configuration per number of copies left out."""
-    rows: list[list[int]] = []
-    slot = first
-    for t, d in slack.items():
-        links = list(range(n_columns, n_columns + d - 1))
-        n_columns += d - 1
-        for j in range(d):
-            absent = [type_col[t], slot + j] + ([links[j - 1]] if j > 0 else [])
-            present = [slot + j] + ([links[j]] if j < d - 1 else [])
-            rows.extend([absent, present])
-        slot += d
-    return rows, n_columns
-
-
 class PackingProblem:
     """The exact-cover matrix of a puzzle, remembering what each row means.
 
@@ -388,28 +364,28 @@ class PackingProblem:
         col_of_cell = np.full(n_cells + 1, -1, np.int64)  # the extra slot pads short rows
         open_req = np.flatnonzero(~used[:n_req])
         col_of_cell[open_req] = np.arange(len(open_req))
-        types = [t for t in range(n_types) if remaining[t] > 0]
-        # A piece with a range (min..max copies) may leave k = max - used copies unplaced:
-        # its item is still hit max times, k of them by "absent" slack rows (see _slack_rows)
+        # A piece type with a range (min..max copies) is a secondary column with a capacity:
+        # hit at most `remaining` times and at least what its minimum still needs. The cells
+        # alone decide the search; other types are primary, hit exactly `remaining` times.
         placed = [p.copies - r for p, r in zip(puzzle.pieces, remaining, strict=True)]
-        slack = {
-            t: remaining[t] - max(0, puzzle.pieces[t].fewest - placed[t])
-            for t in types
-            if puzzle.pieces[t].ranged
-        }
-        slack = {t: d for t, d in slack.items() if d > 0}
-        n_slack = sum(slack.values())
-        n_primary = len(open_req) + len(types) + n_slack
+        live = [t for t in range(n_types) if remaining[t] > 0]
+        exact = [t for t in live if not puzzle.pieces[t].ranged]
+        capped = [t for t in live if puzzle.pieces[t].ranged]
+        types = exact + capped
+        n_primary = len(open_req) + len(exact)
         open_opt = n_req + np.flatnonzero(~used[n_req:])
-        col_of_cell[open_opt] = n_primary + np.arange(len(open_opt))
-        n_columns = n_primary + len(open_opt)
-        multiplicity = [1] * len(open_req) + [remaining[t] for t in types] + [1] * n_slack
+        type_col = {t: len(open_req) + k for k, t in enumerate(exact)}
+        type_col.update({t: n_primary + k for k, t in enumerate(capped)})
+        col_of_cell[open_opt] = n_primary + len(capped) + np.arange(len(open_opt))
+        n_columns = n_primary + len(capped) + len(open_opt)
+        multiplicity = [1] * len(open_req) + [remaining[t] for t in types]
+        lower = [0] * n_primary + [max(0, puzzle.pieces[t].fewest - placed[t]) for t in capped]
         blocks: list[tuple[int, object]] = []
         ptr_parts: list[np.ndarray] = []
         col_parts: list[np.ndarray] = []
         n_rows = 0
         any_used = bool(used.any())
-        for k, t in enumerate(types):
+        for t in types:
             if only and t in only:
                 given = list(only[t])
                 if any_used:
@@ -428,20 +404,13 @@ class PackingProblem:
             if not len(ids):
                 continue
             block = np.empty((len(ids), ids.shape[1] + 1), np.int64)
-            block[:, 0] = len(open_req) + k
+            block[:, 0] = type_col[t]
             block[:, 1:] = col_of_cell[ids]
             col_parts.append(block.ravel())
             ptr_parts.append(np.full(len(ids), block.shape[1], np.int64))
             blocks.append((t, rows))
             n_rows += len(ids)
         self.n_placement_rows = n_rows
-        if slack:
-            type_col = {t: len(open_req) + k for k, t in enumerate(types)}
-            extra, n_columns = _slack_rows(slack, type_col, len(open_req) + len(types), n_columns)
-            for row in extra:
-                col_parts.append(np.array(row, np.int64))
-                ptr_parts.append(np.array([len(row)], np.int64))
-            n_rows += len(extra)
         lengths = np.concatenate(ptr_parts) if ptr_parts else np.zeros(0, np.int64)
         row_ptr = np.zeros(n_rows + 1, np.int64)
         np.cumsum(lengths, out=row_ptr[1:])
@@ -451,13 +420,14 @@ class PackingProblem:
         #: The column of each target cell (-1 when a fixed piece fills it) and of each piece
         #: type still to place: what a symmetry of the puzzle does to the matrix's columns.
         self.cell_columns = col_of_cell[:n_cells]
-        self.type_columns = {t: len(open_req) + k for k, t in enumerate(types)}
+        self.type_columns = type_col
         self.exact_cover = CsrProblem(
             CsrRows(row_ptr, cols),
             n_primary,
             n_columns,
             multiplicity,
-            _LazyNames(puzzle, col_of_cell[:n_cells], types, n_columns),
+            lower,
+            _LazyNames(puzzle, col_of_cell[:n_cells], type_col, n_columns),
         )
 
     def search(self, trace: bool = False) -> ExactCoverSearch:
@@ -468,8 +438,7 @@ class PackingProblem:
 
     def solution(self, rows: Sequence[int]) -> PolycubeSolution:
         cells = self.puzzle.target.cells
-        real = [r for r in rows if r < self.n_placement_rows]  # slack rows place nothing
-        chosen = list(self.fixed) + [self.placements[r] for r in real]
+        chosen = list(self.fixed) + [self.placements[r] for r in rows]
         chosen.sort(key=lambda p: (p.piece, p.cells))
         return PolycubeSolution(
             tuple(PlacedPiece(p.piece, cells[list(p.cells)], p) for p in chosen)
@@ -477,8 +446,6 @@ class PackingProblem:
 
     def describe(self, row: int) -> str:
         """Human words for a trace event's choice."""
-        if row >= self.n_placement_rows:
-            return "one copy fewer of a piece with a range (bookkeeping)"
         p = self.placements[row]
         name = self.puzzle.pieces[p.piece].name
         return f"{name} at {p.offset} (orientation {p.orientation})"
