@@ -2,8 +2,9 @@
 
 The file is gzip-compressed XML. Shapes are `<voxel x= y= z=>` strings listing every cell with
 x varying fastest: `_` empty, `#` a cube, `+` a "variable" cube (in a result shape: a cell that
-may stay empty). A digit run after a state is a colour constraint, which Tessera ignores with a
-warning. Each `<problem>` names a result shape and its pieces with counts.
+may stay empty). A digit run after a state is that cell's colour; a problem's `<bitmap>` says
+which piece colours may fill which result colours (`models.colours`). Each `<problem>` names a
+result shape and its pieces with counts or ranges, and groups.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import numpy as np
 from defusedxml import ElementTree as SafeET
 
 from tessera.models import geometry
+from tessera.models.colours import ColourRules
 from tessera.models.errors import PuzzleError, printable
-from tessera.models.polycube import Piece, PolycubePuzzle, Target
+from tessera.models.polycube import Piece, PolycubePuzzle, Target, check_colour_symmetry
 
 MAX_INFLATED = 64 * 1024 * 1024
 #: Cells of one voxel grid (x·y·z) and of all grids together. The bytes guard alone let a
@@ -37,6 +39,7 @@ GRID_NAMES = {
 }
 _SIZE = re.compile(r"[0-9]{1,9}")
 _COLOURS = re.compile(r"[0-9]+")
+_STATE_COLOUR = re.compile(r"([_#+])([0-9]+)")
 
 
 def _read(path: Path) -> bytes:
@@ -114,8 +117,9 @@ def _voxel_size(element, path: Path, line: int | None) -> tuple[int, int, int]:
     return nx, ny, nz
 
 
-def _parse_voxel(element, path: Path, line: int | None, warnings: list[str]):
-    """(fixed, variable) cells of a `<voxel>` shape, read with numpy: one byte per cell."""
+def _parse_voxel(element, path: Path, line: int | None):
+    """(fixed cells, variable cells, their colours) of a `<voxel>` shape, read with numpy: one
+    byte per cell. A cell's colour is the number after its state (0, the default, if none)."""
     nx, ny, nz = _voxel_size(element, path, line)
     text = (element.text or "").strip()
     states = _COLOURS.sub("", text)
@@ -132,10 +136,26 @@ def _parse_voxel(element, path: Path, line: int | None, warnings: list[str]):
         raise PuzzleError(
             f"voxel string has {len(states)} cells, expected {nx}×{ny}×{nz}", path, line
         )
-    if len(states) != len(text):
-        warnings.append(f"{path}:{line}: colour constraints ignored")
     codes = np.frombuffer(states.encode("ascii"), np.uint8)
-    return _cells_where(codes == ord("#"), nx, ny), _cells_where(codes == ord("+"), nx, ny)
+    colours = np.zeros(len(codes), np.int64)
+    if len(states) != len(text):
+        for match in _STATE_COLOUR.finditer(text):
+            value = match.group(2)
+            if len(value) > 4:
+                raise PuzzleError(f"colour number {value[:12]}… is too large", path, line)
+            colours[match.start(1) - _digits_before(text, match.start(1))] = int(value)
+    fixed, variable = codes == ord("#"), codes == ord("+")
+    return (
+        _cells_where(fixed, nx, ny),
+        _cells_where(variable, nx, ny),
+        np.concatenate([colours[fixed], colours[variable]]),
+    )
+
+
+def _digits_before(text: str, pos: int) -> int:
+    """How many colour digits stand before position `pos` of a voxel string (so a state's
+    index among the states is its position less those)."""
+    return sum(len(m.group(0)) for m in _COLOURS.finditer(text, 0, pos))
 
 
 def _cells_where(mask: np.ndarray, nx: int, ny: int) -> np.ndarray:
@@ -159,7 +179,7 @@ def _check_grid(root, path: Path, lines: _Lines) -> None:
     )
 
 
-def _parse_shapes(root, path: Path, lines: _Lines, warnings: list[str]) -> list:
+def _parse_shapes(root, path: Path, lines: _Lines) -> list:
     shapes = root.findall("./shapes/voxel")
     total = 0
     for i, voxel in enumerate(shapes):
@@ -171,7 +191,7 @@ def _parse_shapes(root, path: Path, lines: _Lines, warnings: list[str]) -> list:
                 path,
                 lines("voxel", i),
             )
-    return [_parse_voxel(v, path, lines("voxel", i), warnings) for i, v in enumerate(shapes)]
+    return [_parse_voxel(v, path, lines("voxel", i)) for i, v in enumerate(shapes)]
 
 
 def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
@@ -193,7 +213,7 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
     _check_grid(root, path, line_at)
     warnings: list[str] = []
     shapes = root.findall("./shapes/voxel")
-    parsed = _parse_shapes(root, path, line_at, warnings)
+    parsed = _parse_shapes(root, path, line_at)
     problems = root.findall("./problems/problem")
     if not problems:
         raise PuzzleError("the file has no problems", path)
@@ -205,7 +225,7 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
     if result is None or result.get("id") is None:
         raise PuzzleError("the problem has no result shape", path, pline)
     rid = _shape_index(result.get("id"), len(parsed), path, pline)
-    req, opt = parsed[rid]
+    req, opt, target_colours = parsed[rid]
     if len(req) == 0:  # as the TOML loader says for a target of optional cells only
         raise PuzzleError("the target has no required cells", path, pline)
     pieces = []
@@ -233,24 +253,50 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         if fewest is not None and fewest >= count:
             fewest = None
         group = _group_of(sh)
-        fixed, variable = parsed[sid]
+        fixed, variable, voxel_colours = parsed[sid]
         cells = np.vstack([fixed, variable]) if len(variable) else fixed
         if len(cells) == 0:
             raise PuzzleError(f"shape {sid} has no cells", path, sline)
         name = shapes[sid].get("name") or f"S{sid + 1}"
         if not geometry.is_connected(cells):
             warnings.append(f"{path}:{sline}: piece '{name}' is not connected")
-        pieces.append(Piece(name, geometry.normalise(cells), count, None, fewest, group))
+        cells, voxel_colours = geometry.normalise_with(cells, voxel_colours)
+        piece = Piece(
+            name, cells, count, None, fewest, group, voxel_colours if voxel_colours.any() else None
+        )
+        check_colour_symmetry(piece, path, sline)
+        pieces.append(piece)
     if not pieces:
         raise PuzzleError("the problem has no pieces", path, pline)
     name = prob.get("name") or path.stem
     return PolycubePuzzle(
         name if len(problems) == 1 else f"{path.stem}: {name}",
         pieces,
-        Target(req, opt),
+        Target(req, opt, target_colours if target_colours.any() else None),
         source=str(path),
         warnings=warnings,
+        colour_rules=_colour_rules(root, prob, path, pline),
     )
+
+
+def _colour_rules(root, problem, path: Path, line: int | None) -> ColourRules | None:
+    """The problem's colour constraints: `<bitmap>` pairs (numbered from 0 for custom colour
+    1) and the file's `<colors>` palette for display."""
+    palette = []
+    for colour in root.findall("./colors/color"):
+        rgb = [colour.get(k, "0") for k in ("red", "green", "blue")]
+        if not all(_SIZE.fullmatch(v) and int(v) < 256 for v in rgb):
+            raise PuzzleError(f"bad colour {printable(' '.join(rgb))}", path)
+        palette.append("#" + "".join(f"{int(v):02x}" for v in rgb))
+    allow = set()
+    for pair in problem.findall("./bitmap/pair"):
+        values = (pair.get("piece", ""), pair.get("result", ""))
+        if not all(_SIZE.fullmatch(v) for v in values):
+            raise PuzzleError(f"bad colour pair {printable(' '.join(values))}", path, line)
+        allow.add((int(values[0]) + 1, int(values[1]) + 1))
+    if not palette and not allow:
+        return None
+    return ColourRules(frozenset(allow), tuple(palette))
 
 
 def _group_of(shape) -> int:

@@ -63,6 +63,28 @@ def normalise(cells) -> Cells:
     return arr[order]
 
 
+def normalise_with(cells, values: np.ndarray) -> tuple[Cells, np.ndarray]:
+    """`normalise`, carrying one value per cell (a voxel's colour) along with its cell."""
+    arr = as_cells(cells)
+    values = np.asarray(values, np.int64).reshape(len(arr))
+    if len(arr) == 0:
+        return arr, values
+    arr = arr - arr.min(axis=0)
+    order = np.lexsort((arr[:, 2], arr[:, 1], arr[:, 0]))
+    return arr[order], values[order]
+
+
+def coloured_orientations(cells, values: np.ndarray) -> list[tuple[Cells, np.ndarray]]:
+    """Distinct orientations of a shape whose cells carry values (colours), under the 24
+    rotations, in the order of the first rotation that produces each. A shape with a
+    symmetry its colours break has more of these than `orientations` gives."""
+    seen: dict[tuple, tuple[Cells, np.ndarray]] = {}
+    for m in rotations():
+        shape, vals = normalise_with(transform(cells, m), values)
+        seen.setdefault((tuple(shape.ravel().tolist()), tuple(vals.tolist())), (shape, vals))
+    return list(seen.values())
+
+
 def key(cells) -> tuple[int, ...]:
     """A hashable identity of a normalised shape."""
     return tuple(normalise(cells).ravel().tolist())

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tessera.models import geometry
+from tessera.models.colours import ColourRules, voxel_colours_fit
 from tessera.models.errors import PuzzleError, printable
 from tessera.models.fileformat import check_keys, check_kind, line_of, parse_document, read_text
 
@@ -33,7 +34,9 @@ class Piece:
 
     `copies` is the most copies a solution uses; `min_copies`, when set below it, the fewest
     (BurrTools' piece ranges: "0 to 6 of this stick"). `group` > 0 names pieces that may stay
-    joined when the puzzle comes apart (BurrTools' groups: a cage of three pieces)."""
+    joined when the puzzle comes apart (BurrTools' groups: a cage of three pieces).
+    `voxel_colours`, when given, is a custom colour per cell (0: the default colour), in the
+    order of `cells`: the colour constraints of `models.colours` read it."""
 
     name: str
     cells: np.ndarray
@@ -41,6 +44,11 @@ class Piece:
     color: str | None = None
     min_copies: int | None = None
     group: int = 0
+    voxel_colours: np.ndarray | None = None
+
+    @property
+    def coloured(self) -> bool:
+        return self.voxel_colours is not None and bool(np.any(self.voxel_colours))
 
     @property
     def fewest(self) -> int:
@@ -79,6 +87,12 @@ class Target:
 
     required: np.ndarray
     optional: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.int64))
+    #: a custom colour per cell of `cells` (required, then optional), or None: all default
+    colours: np.ndarray | None = None
+
+    @property
+    def coloured(self) -> bool:
+        return self.colours is not None and bool(np.any(self.colours))
 
     @cached_property
     def cells(self) -> np.ndarray:
@@ -116,9 +130,30 @@ class PolycubePuzzle:
     source: str | None = None
     warnings: list[str] = field(default_factory=list)
     kind: str = "polycube"
+    colour_rules: ColourRules | None = None
     _placement_cache: dict[int, list[Placement]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+
+    @property
+    def coloured(self) -> bool:
+        """Whether colours constrain placements: some voxel of a piece or the target has a
+        custom colour."""
+        return self.target.coloured or any(p.coloured for p in self.pieces)
+
+    def colour_fit(self, piece_index: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(colour per target cell, the piece's colour per cell) when colours constrain this
+        puzzle, else None."""
+        if not self.coloured:
+            return None
+        piece = self.pieces[piece_index]
+        target = self.target.colours
+        if target is None:
+            target = np.zeros(len(self.target.cells), np.int64)
+        own = piece.voxel_colours
+        if own is None:
+            own = np.zeros(piece.size, np.int64)
+        return np.asarray(target, np.int64), np.asarray(own, np.int64)
 
     @property
     def piece_volume(self) -> int:
@@ -165,7 +200,13 @@ def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
     occupied[rel[:, 0], rel[:, 1], rel[:, 2]] = np.arange(len(rel))
     out: list[Placement] = []
     seen: set[tuple[int, ...]] = set()
-    for o, shape in enumerate(puzzle.pieces[piece_index].orientations):
+    colours = puzzle.colour_fit(piece_index)
+    piece = puzzle.pieces[piece_index]
+    if colours is None:
+        shapes = [(shape, None) for shape in piece.orientations]
+    else:
+        shapes = geometry.coloured_orientations(piece.cells, colours[1])
+    for o, (shape, shape_colours) in enumerate(shapes):
         extent = shape.max(axis=0)
         if np.any(extent >= np.array(grid_shape)):
             continue
@@ -176,6 +217,10 @@ def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
                     ids = occupied[shape[:, 0] + dx, shape[:, 1] + dy, shape[:, 2] + dz]
                     if (ids < 0).any():
                         continue
+                    if colours is not None and not voxel_colours_fit(
+                        puzzle.colour_rules, shape_colours, colours[0][ids]
+                    ):
+                        continue
                     cells = tuple(sorted(ids.tolist()))
                     if cells in seen:
                         continue
@@ -183,6 +228,21 @@ def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
                     offset = (int(dx + lo[0]), int(dy + lo[1]), int(dz + lo[2]))
                     out.append(Placement(piece_index, o, offset, cells))
     return out
+
+
+def check_colour_symmetry(piece: Piece, path: str | Path | None, line: int | None) -> None:
+    """Refuse a piece whose colours tell apart two orientations that fill the same cells (a
+    symmetric shape coloured asymmetrically): placements are told apart by their cells
+    throughout the solver, so such a piece cannot be counted yet."""
+    if piece.coloured and len(
+        geometry.coloured_orientations(piece.cells, piece.voxel_colours)
+    ) != len(piece.orientations):
+        raise PuzzleError(
+            f"piece '{piece.name}': its colours tell apart turns that fill the same cells "
+            "(a symmetric shape coloured asymmetrically), which Tessera cannot count yet",
+            path,
+            line,
+        )
 
 
 # -- file format 1 ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from functools import cached_property
 import numpy as np
 
 from tessera.models import geometry
+from tessera.models.colours import voxel_colours_fit
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import Piece, Placement, PolycubePuzzle
 from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
@@ -80,8 +81,14 @@ class PlacementTable:
         strides = np.array([occupied.shape[1] * occupied.shape[2], occupied.shape[2], 1])
         flat = occupied.ravel()
         base = offsets @ strides  # where each offset starts in the flat padded grid
-        for piece in puzzle.pieces:
-            shapes = piece_orientations(piece)  # (orientations, size, 3)
+        for t, piece in enumerate(puzzle.pieces):
+            colours = puzzle.colour_fit(t)
+            if colours is None:
+                shapes = piece_orientations(piece)  # (orientations, size, 3)
+            else:
+                turned = geometry.coloured_orientations(piece.cells, colours[1])
+                shapes = np.stack([shape for shape, _ in turned])
+                shape_colours = np.stack([values for _, values in turned])
             n_orient, size = shapes.shape[:2]
             steps = shapes @ strides  # (orientations, size): each cell's step from its offset
             # orientation by orientation when the whole block would be large
@@ -89,7 +96,14 @@ class PlacementTable:
             ids_parts, orient_parts, off_parts = [], [], []
             for o0 in range(0, n_orient, chunk):
                 ids = flat[base[None, :, None] + steps[o0 : o0 + chunk, None, :]]
-                o_idx, k_idx = np.nonzero((ids >= 0).all(axis=2))  # orientation-major
+                fits = (ids >= 0).all(axis=2)
+                if colours is not None:  # every voxel's colour may go where it lands
+                    fits &= voxel_colours_fit(
+                        puzzle.colour_rules,
+                        shape_colours[o0 : o0 + chunk, None, :],
+                        colours[0][np.maximum(ids, 0)],
+                    )
+                o_idx, k_idx = np.nonzero(fits)  # orientation-major
                 ids_parts.append(ids[o_idx, k_idx])
                 orient_parts.append(o_idx + o0)
                 off_parts.append(offsets[k_idx] + lo)
@@ -172,9 +186,23 @@ def piece_orientations(piece: Piece) -> np.ndarray:
 
 
 def piece_keys(piece: Piece) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(shape key, mirror key) of a piece, equal to `Piece.shape_key` and `Piece.mirror_key`."""
+    """(shape key, mirror key) of a piece, equal to `Piece.shape_key` and `Piece.mirror_key`;
+    for a piece with coloured voxels, keys of the shape with its colours (a red-tipped stick
+    and a black-tipped one are different pieces)."""
+    if piece.coloured:
+        return _coloured_key(piece.cells, piece.voxel_colours), _coloured_key(
+            piece.cells * _MIRROR, piece.voxel_colours
+        )
     _, shape_key, mirror_key = _shape_facts(piece.cells)
     return shape_key, mirror_key
+
+
+def _coloured_key(cells: np.ndarray, colours) -> tuple[int, ...]:
+    """The smallest (cells, colours) key among a coloured shape's orientations."""
+    return min(
+        tuple(shape.ravel().tolist()) + tuple(values.tolist())
+        for shape, values in geometry.coloured_orientations(cells, colours)
+    )
 
 
 def row_keys(ids: np.ndarray) -> np.ndarray:

@@ -256,6 +256,9 @@ def _symmetries(
     ok = (idx >= 0).all(axis=1)
     ok &= (idx[:, :n_req] < n_req).all(axis=1)
     ok &= ((idx[:, n_req:n] >= n_req) & (idx[:, n_req:n] < n)).all(axis=1)
+    if target.coloured:  # colours are part of the figure: a symmetry keeps every one
+        colours = np.asarray(target.colours, np.int64)
+        ok &= (colours[np.clip(idx[:, :n], 0, None)] == colours).all(axis=1)
     if frame:
         owner = np.concatenate([np.full(len(f), k, np.int64) for k, f in enumerate(frame)])
         partner = _mirror_partners(preplaced)
