@@ -10,10 +10,13 @@ from pathlib import Path
 
 from tessera.cli import disassemble as disassembly_cli
 from tessera.cli.layers import layer_diagram, piece_letters, symbol_legend
+from tessera.cli.output import check_writable, writing
 from tessera.cli.progress import Interruptible, partial_note
 from tessera.models.assets import existing_file
+from tessera.models.atomic import AtomicFile
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.models.polycube import PolycubePuzzle
+from tessera.models.puzzle_writers import to_format1, to_xmpuzzle
 from tessera.solvers.polycube import PackingProblem, PolycubeSolution
 from tessera.solvers.polycube_plan import assembly_plan
 from tessera.solvers.polycube_symmetry import ClassSearch
@@ -58,6 +61,35 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     listing = sub.add_parser("list", help="list the built-in puzzles")
     listing.set_defaults(func=run_list)
+
+    convert = sub.add_parser(
+        "convert",
+        help="write a polycube puzzle as BurrTools .xmpuzzle or format 1 .toml",
+        description="Convert a polycube puzzle (file or built-in name) to a BurrTools .xmpuzzle "
+        "or a format 1 .toml, by OUT's extension. Shapes, variable cells, piece ranges, groups, "
+        "voxel colours and colour constraints all survive the trip.",
+    )
+    convert.add_argument("puzzle", help="file or built-in name")
+    convert.add_argument("out", help="FILE.xmpuzzle or FILE.toml")
+    convert.add_argument("--problem", type=int, default=1, metavar="K", help=".xmpuzzle problem")
+    convert.set_defaults(func=run_convert)
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    """Write the puzzle in the format OUT's extension names, atomically."""
+    out = Path(args.out)
+    suffix = out.suffix.lower()
+    if suffix not in (".xmpuzzle", ".toml"):
+        raise PuzzleError("the output must end in .xmpuzzle or .toml", out)
+    check_writable(out)
+    puzzle = load_puzzle(args.puzzle, "polycube", problem=args.problem)
+    if getattr(puzzle, "preplaced", None):
+        raise PuzzleError("a figure with pre-placed pieces cannot be converted yet", args.puzzle)
+    data = to_xmpuzzle(puzzle) if suffix == ".xmpuzzle" else to_format1(puzzle).encode()
+    with writing(out), AtomicFile(out) as tmp:
+        tmp.write_bytes(data)
+    print(f"{out}: {puzzle.name}, {len(puzzle.pieces)} pieces, {len(puzzle.target.cells)} cells")
+    return 0
 
 
 def run_solve(args: argparse.Namespace) -> int:

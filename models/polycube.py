@@ -247,12 +247,17 @@ def check_colour_symmetry(piece: Piece, path: str | Path | None, line: int | Non
 
 # -- file format 1 ---------------------------------------------------------------------------
 
-TOP_KEYS = {"kind", "name", "format", "pieces", "target", "description", "author"}
+TOP_KEYS = {"kind", "name", "format", "pieces", "target", "description", "author", "colours"}
+COLOUR_KEYS = {"allow", "palette"}
+#: Custom colour numbers go up to this (BurrTools files use a handful).
+MAX_COLOUR = 999
 #: Coordinates beyond this are refused: no real puzzle is that large, and the solver sizes its
 #: grids by the bounding box (numpy's int64 would overflow long before memory ran out).
 MAX_COORDINATE = 10_000
-PIECE_KEYS = {"cells", "layers", "copies", "min", "max", "group", "color", "colour"}
-TARGET_KEYS = {"cells", "optional", "layers"}
+PIECE_KEYS = {
+    "cells", "layers", "copies", "min", "max", "group", "color", "colour", "voxel_colours",
+}  # fmt: skip
+TARGET_KEYS = {"cells", "optional", "layers", "voxel_colours"}
 
 
 def _is_count(value: Any) -> bool:
@@ -346,7 +351,13 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
             )
         if not geometry.is_connected(cells):
             warnings.append(f"{path}:{pline}: piece '{pname}' is not connected")
-        pieces.append(Piece(str(pname), geometry.normalise(cells), copies, color, fewest, group))
+        voxels = _read_voxel_colours(table, cells, f"piece '{pname}'", text, path, pline)
+        cells, voxels = geometry.normalise_with(cells, voxels)
+        piece = Piece(
+            str(pname), cells, copies, color, fewest, group, voxels if voxels.any() else None
+        )
+        check_colour_symmetry(piece, path, pline)
+        pieces.append(piece)
     raw_target = data.get("target")
     tline = line_of(text, "target")
     if not isinstance(raw_target, dict):
@@ -355,9 +366,86 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
     required, optional = _read_shape(raw_target, "the target", text, path, tline, True)
     if len(required) == 0:
         raise PuzzleError("the target has no required cells", path, tline)
+    both = np.vstack([required, optional]).astype(np.int64)
+    target_colours = _read_voxel_colours(raw_target, both, "the target", text, path, tline)
     return PolycubePuzzle(
-        name, pieces, Target(required, optional), source=str(path), warnings=warnings
+        name,
+        pieces,
+        Target(required, optional, target_colours if target_colours.any() else None),
+        source=str(path),
+        warnings=warnings,
+        colour_rules=_read_colour_rules(data, text, path),
     )
+
+
+def _read_voxel_colours(table, cells: np.ndarray, what, text, path, line) -> np.ndarray:
+    """A custom colour per cell from `voxel_colours = [[x, y, z, colour], ...]` (cells not
+    listed keep the default colour 0), in the order of `cells`."""
+    out = np.zeros(len(cells), np.int64)
+    raw = table.get("voxel_colours")
+    if raw is None:
+        return out
+    where = line_of(text, "voxel_colours", after=(line or 1) - 1) or line
+    if not isinstance(raw, list):
+        raise PuzzleError(f"{what}: voxel_colours must be a list of [x, y, z, colour]", path, where)
+    index = {tuple(c): i for i, c in enumerate(np.asarray(cells).tolist())}
+    for entry in raw:
+        if not (
+            isinstance(entry, list)
+            and len(entry) == 4
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in entry)
+        ):
+            raise PuzzleError(
+                f"{what}: each voxel colour is [x, y, z, colour], not {printable(entry)}",
+                path,
+                where,
+            )
+        cell, colour = tuple(entry[:3]), entry[3]
+        if cell not in index:
+            raise PuzzleError(
+                f"{what}: voxel colour for {list(cell)}, not one of its cells", path, where
+            )
+        if not 0 <= colour <= MAX_COLOUR:
+            raise PuzzleError(f"{what}: colour {colour} is not in 0..{MAX_COLOUR}", path, where)
+        out[index[cell]] = colour
+    return out
+
+
+def _read_colour_rules(data: dict, text: str, path) -> ColourRules | None:
+    """`[colours]`: `allow = [[piece colour, target colour], ...]` and an optional display
+    `palette = ["#rrggbb", ...]` (colour k is palette[k - 1])."""
+    raw = data.get("colours")
+    if raw is None:
+        return None
+    where = line_of(text, "colours")
+    if not isinstance(raw, dict):
+        raise PuzzleError("colours must be a table with allow and palette", path, where)
+    check_keys(raw, COLOUR_KEYS, "colours", text, path)
+    allow = raw.get("allow", [])
+    aline = line_of(text, "allow", after=(where or 1) - 1) or where
+    if not isinstance(allow, list):
+        raise PuzzleError(
+            "colours.allow must be a list of [piece colour, target colour]", path, aline
+        )
+    pairs = set()
+    for pair in allow:
+        if not (
+            isinstance(pair, list)
+            and len(pair) == 2
+            and all(_is_count(v) and 1 <= v <= MAX_COLOUR for v in pair)
+        ):
+            raise PuzzleError(
+                f"colours.allow: each entry is [piece colour, target colour] with colours "
+                f"1..{MAX_COLOUR}, not {printable(pair)}",
+                path,
+                aline,
+            )
+        pairs.add((pair[0], pair[1]))
+    palette = raw.get("palette", [])
+    pline = line_of(text, "palette", after=(where or 1) - 1) or where
+    if not isinstance(palette, list) or not all(_is_hex_colour(c) for c in palette):
+        raise PuzzleError("colours.palette must be a list of '#rrggbb' strings", path, pline)
+    return ColourRules(frozenset(pairs), tuple(palette))
 
 
 def _is_hex_colour(value: Any) -> bool:

@@ -400,14 +400,28 @@ class PackingProblem:
         exact = [t for t in live if not puzzle.pieces[t].ranged]
         capped = [t for t in live if puzzle.pieces[t].ranged]
         types = exact + capped
-        n_primary = len(open_req) + len(exact)
         open_opt = n_req + np.flatnonzero(~used[n_req:])
+        # A capped type that fits inside the optional cells alone could be placed after every
+        # required cell is covered, which Algorithm X never does (it stops there). Then each
+        # optional cell becomes primary, covered by a piece or by its own "left empty" row.
+        explicit = any(
+            len(table.cells[t]) and bool((table.cells[t] >= n_req).all(axis=1).any())
+            for t in capped
+        )
         type_col = {t: len(open_req) + k for k, t in enumerate(exact)}
+        first_opt = len(open_req) + len(exact)
+        n_primary = first_opt + (len(open_opt) if explicit else 0)
         type_col.update({t: n_primary + k for k, t in enumerate(capped)})
-        col_of_cell[open_opt] = n_primary + len(capped) + np.arange(len(open_opt))
-        n_columns = n_primary + len(capped) + len(open_opt)
-        multiplicity = [1] * len(open_req) + [remaining[t] for t in types]
-        lower = [0] * n_primary + [max(0, puzzle.pieces[t].fewest - placed[t]) for t in capped]
+        if not explicit:
+            first_opt = n_primary + len(capped)
+        col_of_cell[open_opt] = first_opt + np.arange(len(open_opt))
+        n_columns = n_primary + len(capped) + (0 if explicit else len(open_opt))
+        multiplicity = np.ones(n_columns, np.int64)
+        lower = np.zeros(n_columns, np.int64)
+        for t in types:
+            multiplicity[type_col[t]] = remaining[t]
+        for t in capped:
+            lower[type_col[t]] = max(0, puzzle.pieces[t].fewest - placed[t])
         blocks: list[tuple[int, object]] = []
         ptr_parts: list[np.ndarray] = []
         col_parts: list[np.ndarray] = []
@@ -439,6 +453,11 @@ class PackingProblem:
             blocks.append((t, rows))
             n_rows += len(ids)
         self.n_placement_rows = n_rows
+        if explicit:  # rows past n_placement_rows leave one optional cell empty each
+            empty = col_of_cell[open_opt]
+            col_parts.append(empty)
+            ptr_parts.append(np.ones(len(empty), np.int64))
+            n_rows += len(empty)
         lengths = np.concatenate(ptr_parts) if ptr_parts else np.zeros(0, np.int64)
         row_ptr = np.zeros(n_rows + 1, np.int64)
         np.cumsum(lengths, out=row_ptr[1:])
@@ -466,7 +485,8 @@ class PackingProblem:
 
     def solution(self, rows: Sequence[int]) -> PolycubeSolution:
         cells = self.puzzle.target.cells
-        chosen = list(self.fixed) + [self.placements[r] for r in rows]
+        real = [r for r in rows if r < self.n_placement_rows]  # not the "left empty" rows
+        chosen = list(self.fixed) + [self.placements[r] for r in real]
         chosen.sort(key=lambda p: (p.piece, p.cells))
         return PolycubeSolution(
             tuple(PlacedPiece(p.piece, cells[list(p.cells)], p) for p in chosen)
@@ -474,6 +494,8 @@ class PackingProblem:
 
     def describe(self, row: int) -> str:
         """Human words for a trace event's choice."""
+        if row >= self.n_placement_rows:
+            return "an optional cell left empty"
         p = self.placements[row]
         name = self.puzzle.pieces[p.piece].name
         return f"{name} at {p.offset} (orientation {p.orientation})"

@@ -587,7 +587,8 @@ class ClassSearch(Search):
             for rows in search.solutions(report):
                 orbit = None
                 if orbits is not None:
-                    placed = [*problem.fixed, *(placements[r] for r in rows)]
+                    real = (r for r in rows if r < problem.n_placement_rows)
+                    placed = [*problem.fixed, *(placements[r] for r in real)]
                     anchor = next(p.cells for p in placed if p.piece == self.anchor_piece)
                     orbit = by_cells[anchor]
                 fixed += orbit.size if orbit is not None else 1
