@@ -5,7 +5,7 @@ of counting: rotated and mirrored duplicates dropped), then `disassemble` on eve
 both timed in this process after a warm-up, and the whole thing once more as a fresh process
 (`python bench_disassembly.py --one FILE`: imports, cached numba kernels, loading, solving,
 disassembling), which is how BurrTools' times were taken (0.7.1, C++ -O2, one core, whole
-process). Files Tessera cannot load yet (piece ranges) are listed as such. Goals: every file
+process). Goals: every file
 under 1.5 s whole process; Solid six-piece burrs no slower than BurrTools.
 """
 
@@ -32,15 +32,11 @@ BURRTOOLS = {
 def analyse(path: Path) -> tuple[int, int, list[str], float, float]:
     """(assemblies, solutions, levels, seconds to assemble, seconds to disassemble)."""
     from tessera.models.burrtools import load_xmpuzzle
-    from tessera.models.errors import PuzzleError
     from tessera.solvers.disassemble import disassemble, xmpuzzle_groups
     from tessera.solvers.polycube_symmetry import ClassSearch
 
     start = time.perf_counter()
     puzzle = load_xmpuzzle(path)
-    if any("colour constraints ignored" in w for w in puzzle.warnings):
-        # without its constraints the assembly count is another puzzle's, and takes minutes
-        raise PuzzleError("colour constraints are not supported yet", path)
     groups = xmpuzzle_groups(path)
     assemblies = list(ClassSearch(puzzle).representatives())
     middle = time.perf_counter()

@@ -39,7 +39,7 @@ GRID_NAMES = {
 }
 _SIZE = re.compile(r"[0-9]{1,9}")
 _COLOURS = re.compile(r"[0-9]+")
-_STATE_COLOUR = re.compile(r"([_#+])([0-9]+)")
+_STATE_COLOUR = re.compile(r"[_#+]([0-9]*)")
 
 
 def _read(path: Path) -> bytes:
@@ -138,24 +138,17 @@ def _parse_voxel(element, path: Path, line: int | None):
         )
     codes = np.frombuffer(states.encode("ascii"), np.uint8)
     colours = np.zeros(len(codes), np.int64)
-    if len(states) != len(text):
-        for match in _STATE_COLOUR.finditer(text):
-            value = match.group(2)
-            if len(value) > 4:
-                raise PuzzleError(f"colour number {value[:12]}… is too large", path, line)
-            colours[match.start(1) - _digits_before(text, match.start(1))] = int(value)
+    if len(states) != len(text):  # one pass: the digits after each state, in state order
+        numbers = _STATE_COLOUR.findall(text)
+        if any(len(n) > 4 for n in numbers):
+            raise PuzzleError("a colour number is too large (at most 9999)", path, line)
+        colours = np.array([int(n) if n else 0 for n in numbers], np.int64)
     fixed, variable = codes == ord("#"), codes == ord("+")
     return (
         _cells_where(fixed, nx, ny),
         _cells_where(variable, nx, ny),
         np.concatenate([colours[fixed], colours[variable]]),
     )
-
-
-def _digits_before(text: str, pos: int) -> int:
-    """How many colour digits stand before position `pos` of a voxel string (so a state's
-    index among the states is its position less those)."""
-    return sum(len(m.group(0)) for m in _COLOURS.finditer(text, 0, pos))
 
 
 def _cells_where(mask: np.ndarray, nx: int, ny: int) -> np.ndarray:

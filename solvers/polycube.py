@@ -96,14 +96,14 @@ class PlacementTable:
             ids_parts, orient_parts, off_parts = [], [], []
             for o0 in range(0, n_orient, chunk):
                 ids = flat[base[None, :, None] + steps[o0 : o0 + chunk, None, :]]
-                fits = (ids >= 0).all(axis=2)
+                o_idx, k_idx = np.nonzero((ids >= 0).all(axis=2))  # orientation-major
                 if colours is not None:  # every voxel's colour may go where it lands
-                    fits &= voxel_colours_fit(
+                    keep = voxel_colours_fit(
                         puzzle.colour_rules,
-                        shape_colours[o0 : o0 + chunk, None, :],
-                        colours[0][np.maximum(ids, 0)],
+                        shape_colours[o0 + o_idx],
+                        colours[0][ids[o_idx, k_idx]],
                     )
-                o_idx, k_idx = np.nonzero(fits)  # orientation-major
+                    o_idx, k_idx = o_idx[keep], k_idx[keep]
                 ids_parts.append(ids[o_idx, k_idx])
                 orient_parts.append(o_idx + o0)
                 off_parts.append(offsets[k_idx] + lo)
