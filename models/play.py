@@ -10,6 +10,12 @@ A pose is a rotation (an index into `geometry.rotations()`) and an integer offse
 `cells = base @ R.T + offset`. Rotations turn a piece about the centre of its *anchor* cell
 (the one nearest its centroid): turning about a cell centre maps whole cells to whole cells,
 so the piece stays on the grid, turns in place, and four quarter turns give back the same pose.
+
+Two kinds of table (`PlayModel.interlocked`, decided by `is_interlocking`): on a Soma-style
+table pieces may overlap for a moment (a key press that moves a piece into another only shows
+the overlap), the mouse lifts pieces over others and lets them fall (viewer/drag.py). An
+interlocking puzzle (a burr, a box) is held in the hands: there a key move or a turn that
+would put the piece into another is refused (`events.refused` says why) and nothing falls.
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ class PlayEvents(SignalGroup):
     history = Signal(bool, bool)
     #: the table became solved (True) or stopped being solved (False)
     solved = Signal(bool)
+    #: a move or turn was refused (interlocking puzzles): why, for the status line
+    refused = Signal(str)
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,30 @@ def quarter_turn(axis: int, turns: int = 1) -> int:
     return r
 
 
+def is_interlocking(puzzle: PolycubePuzzle) -> bool:
+    """Whether the puzzle's pieces hold each other, so that Play must move them only along
+    physically free paths (no lifting over others, no dropping through a wall, no turning
+    inside another piece, nothing falls).
+
+    The rule is read from the puzzle itself, with no solving: a puzzle is interlocking when
+
+    * it was read from a BurrTools file (``.xmpuzzle``): BurrTools is the tool of interlocking
+      puzzles, and its problems are solved by taking the assembly apart by slides; or
+    * one of its pieces belongs to a group (``group`` > 0 in format 1 or BurrTools): a group
+      only means something for a puzzle that is taken apart (pieces that may stay joined).
+
+    A rule from the solutions ("no straight-line assembly plan", `solvers.polycube_plan`)
+    would need the puzzle solved before Play could start, and would still call most solid
+    six-piece burrs free: their pieces do slide in one at a time, but along their axes into
+    notches, never dropped in from above. Everything else (Soma, pentominoes, Bedlam) is a
+    packing on a table.
+    """
+    source = (puzzle.source or "").lower()
+    if source.split("#")[0].endswith(".xmpuzzle"):
+        return True
+    return any(p.group > 0 for p in puzzle.pieces)
+
+
 def _axis(axis: int | str) -> int:
     a = AXES.get(axis, axis) if isinstance(axis, str) else axis
     if a not in (0, 1, 2):
@@ -123,11 +155,15 @@ def _axis(axis: int | str) -> int:
 
 
 class PlayModel:
-    """The pieces of a puzzle on a table beside its empty target, moved one step at a time."""
+    """The pieces of a puzzle on a table beside its empty target, moved one step at a time.
 
-    def __init__(self, puzzle: PolycubePuzzle) -> None:
+    `interlocked` overrides `is_interlocking(puzzle)` (None: ask it)."""
+
+    def __init__(self, puzzle: PolycubePuzzle, interlocked: bool | None = None) -> None:
         self.puzzle = puzzle
         self.events = PlayEvents()
+        self._interlocked = is_interlocking(puzzle) if interlocked is None else interlocked
+        self.refusal: str | None = None  # why the last refused move was refused
         pieces = []
         for t, piece in enumerate(puzzle.pieces):
             centre = piece.cells.mean(axis=0)
@@ -147,6 +183,12 @@ class PlayModel:
         self.selected: int | None = None
 
     # -- reading ------------------------------------------------------------------------------
+    @property
+    def interlocked(self) -> bool:
+        """Pieces hold each other (a burr, a box): they move only along physically free paths
+        (see `is_interlocking` and the module docstring)."""
+        return self._interlocked
+
     def pose(self, piece: int) -> Pose:
         return self._poses[piece]
 
@@ -214,24 +256,68 @@ class PlayModel:
 
     def rotate(self, piece: int, axis: int | str, turns: int = 1) -> Pose:
         """A quarter turn (or `turns` of them; negative: the other way) about an axis through
-        the piece's anchor cell."""
+        the piece's anchor cell.
+
+        On an interlocking table a turn that would put the piece into another is refused: the
+        pose stays, `events.refused` says why (a real piece cannot turn inside others)."""
         a = _axis(axis)
         compose, _ = _rotation_tables()
         old = self._poses[piece]
         rotation = int(compose[quarter_turn(a, turns), old.rotation])
         new = self._turned(piece, old, rotation)
-        label = f"turn {self.pieces[piece].name} about {'xyz'[a]}"
-        return self._apply("rotate", label, {piece: new})
+        if self.refuse_turn(piece, a, new):
+            return old
+        return self._apply(
+            "rotate", f"turn {self.pieces[piece].name} about {'xyz'[a]}", {piece: new}
+        )
 
     def move(self, piece: int, axis: int | str, cells: int = 1) -> Pose:
-        """Slide the piece by whole cells along an axis."""
+        """Slide the piece by whole cells along an axis.
+
+        On an interlocking table it goes one cell at a time and the whole move is refused
+        (the pose stays, `events.refused` says why) when a cell of the way is taken."""
         a = _axis(axis)
         old = self._poses[piece]
+        name = self.pieces[piece].name
         offset = list(old.offset)
-        offset[a] += int(cells)
+        if self._interlocked:
+            sign = 1 if cells > 0 else -1
+            for _ in range(abs(int(cells))):
+                offset[a] += sign
+                if hit := self.overlaps(piece, Pose(old.rotation, tuple(offset))):
+                    way = f"{'+' if sign > 0 else '-'}{'xyz'[a]}"
+                    self.refuse(f"{name} cannot move {way}: it would go into {hit}")
+                    return old
+        else:
+            offset[a] += int(cells)
         new = Pose(old.rotation, tuple(offset))
-        label = f"move {self.pieces[piece].name} along {'xyz'[a]}"
-        return self._apply("move", label, {piece: new})
+        return self._apply("move", f"move {name} along {'xyz'[a]}", {piece: new})
+
+    def refuse(self, reason: str) -> None:
+        """Refuse a move (nothing changes): remember and announce why (the status line)."""
+        self.refusal = reason
+        self.events.refused.emit(reason)
+
+    def refuse_turn(self, piece: int, axis: int | str, turned: Pose) -> bool:
+        """On an interlocking table, refuse a turn that would put the piece into another (in
+        `turned`, the pose after it) and say why; True when refused. Any turn is fine on a
+        Soma-style table (the mouse lifts the piece clear, a key turn shows the overlap)."""
+        if not self._interlocked or not (hit := self.overlaps(piece, turned)):
+            return False
+        name, a = self.pieces[piece].name, "xyz"[_axis(axis)]
+        self.refuse(f"{name} cannot turn about {a} there: it would go into {hit}")
+        return True
+
+    def overlaps(self, piece: int, pose: Pose) -> str:
+        """The names of the pieces the piece would overlap in `pose` ('' when none): what an
+        interlocking table refuses."""
+        cells = {tuple(c) for c in self.cells_at(piece, pose).tolist()}
+        hit = [
+            p.name
+            for p in self.pieces
+            if p.index != piece and cells & {tuple(c) for c in self.cells(p.index).tolist()}
+        ]
+        return ", ".join(hit)
 
     def place(self, piece: int, pose: Pose, label: str | None = None) -> Pose:
         """Put the piece in a given pose at once (drag and drop, a hint's 'show me', a turn

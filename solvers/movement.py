@@ -24,12 +24,19 @@ From it:
 
 Moving a group by +d is the same relative motion as moving the rest by -d, so move listings
 never move the first piece of a part; states then stay normalised for free.
+
+For one piece among fixed others (Play mode's hand: the others stay where they lie) there is
+also `reach`: a breadth-first search over the piece's translations by one-cell slides, which
+says whether, and by how few slides, a pose is reachable without passing through anything. It
+searches a bounded box: once the piece is clear of the others' bounding box nothing can stop
+it, so one layer of such translations around the box is enough to go round everything, and
+the answer is exact, not a guess bounded by effort.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
@@ -337,3 +344,237 @@ def possible_moves(
             pieces = tuple(k for k in range(n) if m >> k & 1)
             moves.append(Move(pieces, d, None if v >= FREE else v))
     return moves
+
+
+# ---------------------------------------------------------------------------------------------
+# one piece among fixed others: where it can get by one-cell slides
+
+
+@njit(cache=True, nogil=True)
+def translation_reach(cells, starts, offsets, piece, lo, dims, max_steps, goal, stop_at_goal):
+    """Breadth-first search over translations of `piece` with the other pieces fixed.
+
+    Translations s (added to the piece's offset) range over the box `lo` .. `lo + dims - 1`;
+    the search starts at s = 0. Returns (steps, parent): per translation the fewest one-cell
+    slides that reach it without the piece ever overlapping another (-1: not reached), and the
+    direction index of the last of them. It stops after `max_steps` slides (< 0: no limit) or
+    once the translation `goal` is reached (with `stop_at_goal`).
+    """
+    n = starts.shape[0] - 1
+    # the others' occupancy over their bounding box
+    olo = np.empty(3, np.int64)
+    ohi = np.empty(3, np.int64)
+    for a in range(3):
+        olo[a] = 1 << 40
+        ohi[a] = -(1 << 40)
+    for p in range(n):
+        if p == piece:
+            continue
+        for k in range(starts[p], starts[p + 1]):
+            for a in range(3):
+                v = cells[k, a] + offsets[p, a]
+                if v < olo[a]:
+                    olo[a] = v
+                if v > ohi[a]:
+                    ohi[a] = v
+    have_others = olo[0] <= ohi[0]
+    odim = np.ones(3, np.int64)
+    if have_others:
+        for a in range(3):
+            odim[a] = ohi[a] - olo[a] + 1
+    grid = np.zeros(odim[0] * odim[1] * odim[2], np.bool_)
+    for p in range(n):
+        if p == piece:
+            continue
+        for k in range(starts[p], starts[p + 1]):
+            idx = (cells[k, 0] + offsets[p, 0] - olo[0]) + odim[0] * (
+                (cells[k, 1] + offsets[p, 1] - olo[1])
+                + odim[1] * (cells[k, 2] + offsets[p, 2] - olo[2])
+            )
+            grid[idx] = True
+    m = starts[piece + 1] - starts[piece]
+    own = np.empty((m, 3), np.int64)
+    for k in range(m):
+        for a in range(3):
+            own[k, a] = cells[starts[piece] + k, a] + offsets[piece, a]
+    total = dims[0] * dims[1] * dims[2]
+    steps = np.full(total, -1, np.int32)
+    parent = np.full(total, -1, np.int8)
+    queue = np.empty(total, np.int64)
+    start = (0 - lo[0]) + dims[0] * ((0 - lo[1]) + dims[1] * (0 - lo[2]))
+    target = -1
+    if stop_at_goal:
+        target = (goal[0] - lo[0]) + dims[0] * ((goal[1] - lo[1]) + dims[1] * (goal[2] - lo[2]))
+    steps[start] = 0
+    queue[0] = start
+    head, tail = 0, 1
+    s = np.empty(3, np.int64)
+    while head < tail:
+        cur = queue[head]
+        head += 1
+        if cur == target:
+            break
+        if max_steps >= 0 and steps[cur] >= max_steps:
+            continue
+        s[0] = cur % dims[0] + lo[0]
+        s[1] = (cur // dims[0]) % dims[1] + lo[1]
+        s[2] = cur // (dims[0] * dims[1]) + lo[2]
+        for d in range(6):
+            a = d // 2
+            sign = 1 if d % 2 == 0 else -1
+            s[a] += sign
+            inside = lo[a] <= s[a] < lo[a] + dims[a]
+            if inside:
+                nxt = (s[0] - lo[0]) + dims[0] * ((s[1] - lo[1]) + dims[1] * (s[2] - lo[2]))
+                if steps[nxt] < 0:
+                    free = True
+                    if have_others:
+                        for k in range(m):
+                            x = own[k, 0] + s[0] - olo[0]
+                            y = own[k, 1] + s[1] - olo[1]
+                            z = own[k, 2] + s[2] - olo[2]
+                            if 0 <= x < odim[0] and 0 <= y < odim[1] and 0 <= z < odim[2]:
+                                if grid[x + odim[0] * (y + odim[1] * z)]:
+                                    free = False
+                                    break
+                    if free:
+                        steps[nxt] = steps[cur] + 1
+                        parent[nxt] = d
+                        queue[tail] = nxt
+                        tail += 1
+            s[a] -= sign
+    return steps, parent
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Where one piece can get by one-cell slides while the others stay put (see `reach`).
+
+    Translations are relative to where the piece was when asked."""
+
+    piece: int
+    lo: tuple[int, int, int]  # the translation of index 0 of the arrays
+    steps_grid: np.ndarray = field(repr=False)  # (z, y, x) fewest slides; -1 not reached
+    parent_grid: np.ndarray = field(repr=False)  # (z, y, x) the last slide's direction
+
+    def _index(self, shift: Sequence[int]) -> tuple[int, int, int] | None:
+        rel = [int(shift[a]) - self.lo[a] for a in range(3)]
+        dims = self.steps_grid.shape[::-1]
+        if not all(0 <= rel[a] < dims[a] for a in range(3)):
+            return None
+        return rel[2], rel[1], rel[0]
+
+    def steps(self, shift: Sequence[int]) -> int | None:
+        """The fewest one-cell slides that move the piece by `shift`, or None if it cannot
+        get there (or not within the search's limit)."""
+        idx = self._index(shift)
+        if idx is None:
+            return None
+        v = int(self.steps_grid[idx])
+        return None if v < 0 else v
+
+    def path(self, shift: Sequence[int]) -> list[int] | None:
+        """The direction indices of such a shortest way, first slide first; None if none."""
+        if self.steps(shift) is None:
+            return None
+        out: list[int] = []
+        here = [int(v) for v in shift]
+        while any(here):
+            d = int(self.parent_grid[self._index(here)])
+            out.append(d)
+            for a in range(3):
+                here[a] -= DIRECTIONS[d][a]
+        return out[::-1]
+
+    def reached(self) -> list[tuple[tuple[int, int, int], int]]:
+        """Every translation reached, with its number of slides, nearest first."""
+        z, y, x = np.nonzero(self.steps_grid >= 0)
+        found = [
+            ((int(a) + self.lo[0], int(b) + self.lo[1], int(c) + self.lo[2]), int(s))
+            for a, b, c, s in zip(x, y, z, self.steps_grid[z, y, x], strict=True)
+        ]
+        return sorted(found, key=lambda t: (t[1], t[0]))
+
+
+def reach(
+    cells_by_piece: Sequence[Iterable],
+    piece: int,
+    offsets=None,
+    max_steps: int | None = None,
+    towards: Sequence[int] | None = None,
+) -> Reach:
+    """Where `piece` can get by sliding one cell at a time along the axes, never through
+    another piece, while the others stay where they are: a breadth-first search over its
+    translations (Play mode asks whether a drop or a drag is physically possible).
+
+    `max_steps` bounds the search to that many slides (and to translations that short);
+    `towards` (a translation) stops it as soon as that one is reached. Without a limit the
+    searched box is the others' bounding box grown by the piece's size and one more cell (plus
+    the start and `towards`): outside it nothing is in the way, and its outer layer lets the
+    piece go round everything, so the answer is exact; a translation outside the box is
+    reachable exactly when the box's outer layer is (`Reach.steps` answers None for it: ask
+    with `towards`).
+    """
+    n = len(cells_by_piece)
+    if not 0 <= piece < n:
+        raise ValueError(f"piece {piece} does not exist (there are {n})")
+    cells, starts = pack_cells(cells_by_piece)
+    offs = _offsets(n, offsets)
+    world = cells.astype(np.int64) + np.repeat(offs, np.diff(starts), axis=0)
+    own = world[starts[piece] : starts[piece + 1]]
+    rest = np.delete(world, np.s_[starts[piece] : starts[piece + 1]], axis=0)
+    goal = np.zeros(3, np.int64) if towards is None else np.asarray(towards, np.int64)
+    if len(rest):
+        lo = rest.min(axis=0) - own.max(axis=0) - 1
+        hi = rest.max(axis=0) - own.min(axis=0) + 1
+    else:
+        lo = hi = np.zeros(3, np.int64)
+    lo = np.minimum(np.minimum(lo, 0), goal)
+    hi = np.maximum(np.maximum(hi, 0), goal)
+    if max_steps is not None:  # exactly what that many slides can reach
+        lo = np.minimum(np.full(3, -max_steps, np.int64), goal)
+        hi = np.maximum(np.full(3, max_steps, np.int64), goal)
+    dims = hi - lo + 1
+    steps, parent = translation_reach(
+        cells,
+        starts,
+        offs,
+        piece,
+        lo.astype(np.int64),
+        dims.astype(np.int64),
+        -1 if max_steps is None else int(max_steps),
+        goal,
+        towards is not None,
+    )
+    shape = (int(dims[2]), int(dims[1]), int(dims[0]))
+    return Reach(piece, tuple(int(v) for v in lo), steps.reshape(shape), parent.reshape(shape))
+
+
+def free_path(
+    cells_by_piece: Sequence[Iterable],
+    piece: int,
+    shift: Sequence[int],
+    offsets=None,
+    max_steps: int | None = None,
+) -> list[int] | None:
+    """The fewest one-cell slides (direction indices) that move `piece` by `shift` without
+    passing through another piece, the others fixed; None when there is no such way (within
+    `max_steps` slides, if given)."""
+    return reach(cells_by_piece, piece, offsets, max_steps, towards=shift).path(shift)
+
+
+def slides(
+    cells_by_piece: Sequence[Iterable], group: Iterable[int], offsets=None
+) -> tuple[int | None, ...]:
+    """`max_slide` of `group` along each of the six directions at once (one distance matrix):
+    how far it can go along +x, -x, +y, -y, +z, -z before it touches (None: for ever)."""
+    n = len(cells_by_piece)
+    mask = _mask(group, n)
+    if mask == 0:
+        raise ValueError("the group is empty")
+    dist = distance_matrix(cells_by_piece, offsets)
+    out = []
+    for d in range(6):
+        v = int(group_slide(dist, d, np.int64(mask), n))
+        out.append(None if v >= FREE else v)
+    return tuple(out)

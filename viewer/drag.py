@@ -18,6 +18,18 @@ functions say where it actually gets, using the one movement analysis of the pro
   or the table it is lifted clear first, then falls.
 
 Poses keep their rotation in `carry`, `fall` and `snap`: only `turn` turns.
+
+A piece of an interlocking puzzle (`PlayModel.interlocked`: a burr, a box) is held in the
+hands, not set on a table, and moves only along physically free paths:
+
+* `carry` takes it from where the hand holds it now towards the hand, one cell at a time along
+  the axis with the most way left (a staircase along the drag), sliding along whatever it
+  touches and stopping where every way on is taken: never lifted over anything.
+* `drop` lets go where it is (nothing falls) and snaps it into a fitting pose only when one is
+  reachable from there by at most `SNAP_STEPS` one-cell slides that pass through nothing
+  (`solvers.movement.reach`, a breadth-first search over the piece's translations with the
+  others fixed): a pose behind a wall is never a snap away, however near.
+* `turn` is refused (the model says why) when the turned piece would overlap another.
 """
 
 from __future__ import annotations
@@ -28,9 +40,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from tessera.models.play import PlayModel, Pose
-from tessera.solvers.movement import max_slide
+from tessera.solvers.movement import max_slide, reach, slides
 
 UP = 2  # the axis pieces are lifted along and fall along (z: the table is the xy plane)
+SNAP_STEPS = 3  # interlocking puzzles: a drop snaps along a free path of at most this many cells
 
 
 class Table:
@@ -43,6 +56,7 @@ class Table:
         self.piece = piece
         self.others = [model.cells(k) for k in range(len(model.pieces)) if k != piece]
         self.floor = model.floor
+        self.held = model.interlocked  # in the hands: no table to rest on, nothing falls
         self.occupied = model.occupied(exclude=piece)
         tops = [int(c[:, UP].max()) for c in self.others]
         self.top = max(tops) if tops else self.floor - 1
@@ -79,13 +93,48 @@ class Table:
     def fall(self, pose: Pose) -> Pose:
         return self.slide(pose, UP, -(1 << 20))
 
+    def push(self, pose: Pose, goal: Sequence[int]) -> Pose:
+        """Towards offset `goal` one cell at a time, never lifted: each step along the axis
+        with the most way left that is free, so the piece follows the drag in a staircase and
+        slides along what it touches; it stops where every way towards the goal is taken."""
+        offset = [int(v) for v in pose.offset]
+        goal = [int(v) for v in goal]
+        for _ in range(sum(abs(g - o) for g, o in zip(goal, offset, strict=True))):
+            left = [goal[a] - offset[a] for a in range(3)]
+            axes = sorted((a for a in range(3) if left[a]), key=lambda a: -abs(left[a]))
+            if not axes:
+                break
+            room = self.room(Pose(pose.rotation, tuple(offset)))
+            for a in axes:
+                d = 2 * a + (0 if left[a] > 0 else 1)
+                if room[d] is None or room[d] >= 1:
+                    offset[a] += 1 if left[a] > 0 else -1
+                    break
+            else:
+                break  # every way towards the hand is taken
+        return Pose(pose.rotation, tuple(offset))
 
-def carry(model: PlayModel, piece: int, start: Pose, goal: Sequence[int]) -> Pose:
+    def room(self, pose: Pose) -> tuple[int | None, ...]:
+        """How far the piece can slide from `pose` along +x, -x, +y, -y, +z, -z (None: for
+        ever): one movement analysis for all six."""
+        if not self.others:
+            return (None,) * 6
+        return slides([*self.others, self.cells(pose)], [len(self.others)])
+
+
+def carry(
+    model: PlayModel, piece: int, start: Pose, goal: Sequence[int], held: Pose | None = None
+) -> Pose:
     """Where the piece gets when the hand takes it from `start` towards offset `goal`
     (same rotation): straight if free, else lifted over what is in the way (see the module
     docstring). It never ends inside another piece or below the table; when the goal cannot be
-    reached at all (the piece is held down from above), the nearest place it can reach."""
+    reached at all (the piece is held down from above), the nearest place it can reach.
+
+    Interlocking puzzles: from `held` (where the hand has it now; default `start`) in a
+    staircase of one-cell slides, never lifted (`Table.push`)."""
     table = Table(model, piece)
+    if table.held:
+        return table.push(start if held is None else held, goal)
     goal = list(int(v) for v in goal)
     lowest = int(table.cells(start)[:, UP].min())
     goal[UP] = max(goal[UP], start.offset[UP] - (lowest - table.floor))  # not into the table
@@ -113,16 +162,23 @@ def carry(model: PlayModel, piece: int, start: Pose, goal: Sequence[int]) -> Pos
 
 
 def fall(model: PlayModel, piece: int, pose: Pose) -> Pose:
-    """Where the piece comes to rest when let go in `pose`."""
-    return Table(model, piece).fall(pose)
+    """Where the piece comes to rest when let go in `pose` (where it is, for a piece of an
+    interlocking puzzle: it is held, nothing falls)."""
+    table = Table(model, piece)
+    return pose if table.held else table.fall(pose)
 
 
 def snap(model: PlayModel, piece: int, pose: Pose) -> Pose | None:
     """The nearest pose within one cell (each axis) of `pose` where the piece, after falling,
     lies wholly in the target without overlapping anything; None if there is none. A nearer
     one wins, then a lower one (it would fall there), so a piece dropped on the assembly goes
-    into the hole under the hand."""
+    into the hole under the hand.
+
+    Interlocking puzzles: the fitting pose fewest free one-cell slides away, if at most
+    `SNAP_STEPS` (`free_snap`)."""
     table = Table(model, piece)
+    if table.held:
+        return free_snap(model, piece, pose)
     best: tuple[float, int, Pose] | None = None
     for shift in itertools.product((0, -1, 1), repeat=3):
         offset = tuple(int(a + b) for a, b in zip(pose.offset, shift, strict=True))
@@ -138,6 +194,21 @@ def snap(model: PlayModel, piece: int, pose: Pose) -> Pose | None:
     return None if best is None else best[2]
 
 
+def free_snap(model: PlayModel, piece: int, pose: Pose, steps: int = SNAP_STEPS) -> Pose | None:
+    """The fitting pose (wholly in the target, overlapping nothing) that the piece reaches from
+    `pose` by the fewest one-cell slides through free cells, the others fixed, if at most
+    `steps`; None if there is none. The search is `solvers.movement.reach`: a pose on the far
+    side of a wall is as far as the way round it."""
+    others = [model.cells(k) for k in range(len(model.pieces)) if k != piece]
+    found = reach([*others, model.cells_at(piece, pose)], len(others), max_steps=steps)
+    for shift, _ in found.reached():  # nearest first
+        offset = tuple(int(a + b) for a, b in zip(pose.offset, shift, strict=True))
+        moved = Pose(pose.rotation, offset)
+        if model.fits(piece, moved):
+            return moved
+    return None
+
+
 def drop(model: PlayModel, piece: int, pose: Pose) -> Pose:
     """Let go in `pose`: fall, then snap into the target when a fitting pose is that near."""
     rest = fall(model, piece, pose)
@@ -147,9 +218,16 @@ def drop(model: PlayModel, piece: int, pose: Pose) -> Pose:
 
 def turn(model: PlayModel, piece: int, axis: int, turns: int, pose: Pose | None = None) -> Pose:
     """A quarter turn (or `turns`) about the anchor cell; lifted clear of other pieces and the
-    table if needed, then let fall."""
+    table if needed, then let fall.
+
+    Interlocking puzzles: turned in place, or refused (`PlayModel.refuse`: the status line says
+    why; the pose returned is the one it had) when the turned piece would overlap another."""
     table = Table(model, piece)
     turned = model.turned(piece, axis, turns, pose)
+    if table.held:
+        if model.refuse_turn(piece, axis, turned):
+            return model.pose(piece) if pose is None else pose
+        return turned
     lowest = int(table.cells(turned)[:, UP].min())
     offset = list(turned.offset)
     offset[UP] += max(0, table.floor - lowest)
