@@ -495,7 +495,7 @@ class PackingProblem:
     def describe(self, row: int) -> str:
         """Human words for a trace event's choice."""
         if row >= self.n_placement_rows:
-            return "an optional cell left empty"
+            return "nothing: an optional cell stays empty"
         p = self.placements[row]
         name = self.puzzle.pieces[p.piece].name
         return f"{name} at {p.offset} (orientation {p.orientation})"

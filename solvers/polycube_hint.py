@@ -102,6 +102,7 @@ def hint(
         text = "cannot be completed: take some pieces out"
         return Hint(False, None, None, text, search.nodes, seconds)
     solution = problem.solution(rows)
+    rows = [r for r in rows if r < problem.n_placement_rows]  # not "leave a cell empty"
     if not rows:
         return Hint(True, None, solution, "solved", search.nodes, seconds)
     nxt = problem.placements[rows[0]]

@@ -195,9 +195,14 @@ def _polycube_search(puzzle: Any) -> Search:
 
 def _polycube_trace(puzzle: Any, max_events: int) -> Trace:
     from tessera.solvers.polycube import PackingProblem
+    from tessera.solvers.trace import EventKind
 
     problem = PackingProblem(puzzle)
-    return _record(problem.search(trace=True), max_events, problem, problem.describe)
+    trace = _record(problem.search(trace=True), max_events, problem, problem.describe)
+    # "leave an optional cell empty" rows are bookkeeping: nothing to place or show
+    real = problem.n_placement_rows
+    kept = [e for e in trace.events if e.kind is EventKind.SOLUTION or e.choice < real]
+    return Trace(kept, trace.decoder, trace.describe, trace.truncated)
 
 
 def _dice_load(path: Path) -> Any:
