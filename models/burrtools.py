@@ -261,9 +261,13 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         pieces.append(piece)
     if not pieces:
         raise PuzzleError("the problem has no pieces", path, pline)
-    name = prob.get("name") or path.stem
+    name = prob.get("name") or ""
+    if len(problems) == 1 or not name:  # BurrTools names a new problem just "Problem"
+        name = path.stem if name.lower() in ("", "problem") else name
+    else:
+        name = f"{path.stem}: {name}"
     return PolycubePuzzle(
-        name if len(problems) == 1 else f"{path.stem}: {name}",
+        name,
         pieces,
         Target(req, opt, target_colours if target_colours.any() else None),
         source=str(path),
