@@ -1,4 +1,4 @@
-"""`tessera design [PUZZLE] [--soma] [--screenshot F.png]`: Design mode's window.
+"""`tessera design [PUZZLE] [--soma] [--screenshot F.png]`: the window, opened in Design mode.
 
 Draw pieces and a target cube by cube, with a live count of the solutions; any polycube file
 (TOML, JSON, BurrTools `.xmpuzzle`, yass `.soma`) or built-in name opens into it. The window

@@ -13,6 +13,17 @@ Shapes keep the coordinates they were drawn at (the editor's grid); they are nor
 when the document becomes a `PolycubePuzzle` or a file. A piece's count is a range
 `min_copies..max_copies`; a fixed count is the range of one value. Format 1 writes a range as
 `min`/`max` and BurrTools XML as its own min/max, so both round-trip.
+
+**Pre-placed pieces** (`DesignState.placed`) are what a yass `.soma` figure's letters put in
+place (`models.soma_figure`): pieces fixed in the figure, which the solver never moves. They sit
+in the target's frame beside its cells, are drawn with it in their own colours, move with it
+when the whole target turns or moves, and cannot be drawn over. As a puzzle they are what the
+loader makes of them (their cells out of the target, the pieces out of the set, kept as
+`preplaced` so symmetries are counted as yass counts them). A file keeps them only where its
+format can: a `.soma` figure writes them back as letters; format 1 TOML has no such thing, so
+saving there asks the user to release them first (`release_placed`: ordinary pieces again,
+their cells back in the target); BurrTools has none either, so an `.xmpuzzle` export holds the
+puzzle the solver sees, the pre-placed cells left out of the target.
 """
 
 from __future__ import annotations
@@ -33,6 +44,13 @@ from tessera.models import geometry
 from tessera.models.atomic import atomic_path
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import PALETTE, Piece, PolycubePuzzle, Target, layers_text
+from tessera.models.soma_figure import (
+    FIGURE_CELLS,
+    LETTERS,
+    Preplaced,
+    SomaFigure,
+    soma_pieces,
+)
 
 Cell = tuple[int, int, int]
 #: The shape index of the target (pieces are 0, 1, ...).
@@ -82,16 +100,36 @@ class DesignTarget:
 
 
 @dataclass(frozen=True)
+class DesignPlaced:
+    """A pre-placed piece: fixed on its cells of the figure (the target's frame), not in the
+    piece list, never moved by the solver (a yass `.soma` letter)."""
+
+    name: str
+    cells: frozenset[Cell]
+    color: str
+
+
+@dataclass(frozen=True)
 class DesignState:
     """One immutable snapshot of the whole document (what undo and redo swap)."""
 
     name: str = "Untitled"
     pieces: tuple[DesignPiece, ...] = ()
     target: DesignTarget = field(default_factory=DesignTarget)
+    placed: tuple[DesignPlaced, ...] = ()
 
     def shape_cells(self, shape: int) -> frozenset[Cell]:
         """All cells of a shape (target: required and optional)."""
         return self.target.cells if shape == TARGET else self.pieces[shape].cells
+
+    @property
+    def placed_cells(self) -> frozenset[Cell]:
+        return frozenset().union(*(p.cells for p in self.placed))
+
+    @property
+    def figure_cells(self) -> frozenset[Cell]:
+        """The whole figure: the target's cells and the pre-placed pieces' cells."""
+        return self.target.cells | self.placed_cells
 
     @property
     def piece_volume_range(self) -> tuple[int, int]:
@@ -199,6 +237,21 @@ class DesignDocument:
     def cells(self, shape: int | None = None) -> frozenset[Cell]:
         """All cells of a shape (default: the one being edited)."""
         return self.state.shape_cells(self.current if shape is None else shape)
+
+    def figure_cells(self, shape: int | None = None) -> frozenset[Cell]:
+        """What a shape occupies on the grid: for the target, its cells and the pre-placed
+        pieces' (the middle that mirror drawing reflects about, what a click cannot add to)."""
+        shape = self.current if shape is None else shape
+        return self.state.figure_cells if shape == TARGET else self.cells(shape)
+
+    @property
+    def placed(self) -> tuple[DesignPlaced, ...]:
+        return self.state.placed
+
+    def placed_at(self, cell: Sequence[int]) -> int | None:
+        """The index of the pre-placed piece on `cell`, or None."""
+        cell = (int(cell[0]), int(cell[1]), int(cell[2]))
+        return next((k for k, p in enumerate(self.placed) if cell in p.cells), None)
 
     def shape_name(self, shape: int | None = None) -> str:
         shape = self.current if shape is None else shape
@@ -310,9 +363,12 @@ class DesignDocument:
         label: str | None = None,
     ) -> bool:
         """Add cubes to a shape; `optional` marks target cells `+` (a piece has no optional
-        cells, so there it is ignored). A cell already there takes the new kind."""
+        cells, so there it is ignored). A cell already there takes the new kind; a cell a
+        pre-placed piece holds is not the target's to take."""
         shape = self.current if shape is None else shape
         new = _cells(cells)
+        if shape == TARGET:
+            new -= self.state.placed_cells
         req, opt = self._parts(shape)
         if optional and shape == TARGET:
             req, opt = req - new, opt | new
@@ -351,16 +407,24 @@ class DesignDocument:
 
     # -- moving the whole shape ----------------------------------------------------------------
     def _map_shape(self, shape: int, mapping: dict[Cell, Cell], label: str) -> bool:
+        """Move a shape's cells by `mapping`; the target's pre-placed pieces move with it."""
         req, opt = self._parts(shape)
         new_req = frozenset(mapping.get(c, c) for c in req)
         new_opt = frozenset(mapping.get(c, c) for c in opt)
-        return self._commit(self._with_cells(shape, new_req, new_opt), label)
+        state = self._with_cells(shape, new_req, new_opt)
+        if shape == TARGET and state.placed:
+            placed = tuple(
+                replace(p, cells=frozenset(mapping.get(c, c) for c in p.cells))
+                for p in state.placed
+            )
+            state = replace(state, placed=placed)
+        return self._commit(state, label)
 
     def rotate(self, axis: str | int, turns: int = 1, shape: int | None = None) -> bool:
         """A quarter turn (or `turns` of them) of the whole shape about an axis."""
         shape = self.current if shape is None else shape
         a = _AXES[axis] if isinstance(axis, str) else axis
-        mapping = _turned(self.cells(shape), _quarter_turn(a, turns))
+        mapping = _turned(self.figure_cells(shape), _quarter_turn(a, turns))
         return self._map_shape(shape, mapping, f"turn {self.shape_name(shape)} about {'xyz'[a]}")
 
     def flip(self, axis: str | int, shape: int | None = None) -> bool:
@@ -369,7 +433,7 @@ class DesignDocument:
         a = _AXES[axis] if isinstance(axis, str) else axis
         m = np.eye(3, dtype=np.int64)
         m[a, a] = -1
-        mapping = _turned(self.cells(shape), m)
+        mapping = _turned(self.figure_cells(shape), m)
         return self._map_shape(shape, mapping, f"flip {self.shape_name(shape)} along {'xyz'[a]}")
 
     def nudge(self, axis: str | int, delta: int = 1, shape: int | None = None) -> bool:
@@ -378,7 +442,9 @@ class DesignDocument:
         a = _AXES[axis] if isinstance(axis, str) else axis
         step = [0, 0, 0]
         step[a] = delta
-        mapping = {c: (c[0] + step[0], c[1] + step[1], c[2] + step[2]) for c in self.cells(shape)}
+        mapping = {
+            c: (c[0] + step[0], c[1] + step[1], c[2] + step[2]) for c in self.figure_cells(shape)
+        }
         sign = "+" if delta > 0 else "-"
         return self._map_shape(shape, mapping, f"move {self.shape_name(shape)} {sign}{'xyz'[a]}")
 
@@ -468,14 +534,31 @@ class DesignDocument:
         """The puzzle's own name (what the file's `name` says)."""
         return self._commit(replace(self.state, name=name.strip() or "Untitled"), "rename puzzle")
 
+    def release_placed(self) -> bool:
+        """The pre-placed pieces become ordinary pieces again (one copy each, at the end of the
+        list) and their cells required target cells: the puzzle a format without pre-placed
+        pieces can hold. One undoable edit."""
+        if not self.placed:
+            return False
+        pieces = list(self.pieces)
+        for p in self.placed:
+            names = {q.name for q in pieces}
+            name = p.name
+            k = 2
+            while name in names:
+                name, k = f"{p.name}{k}", k + 1
+            pieces.append(DesignPiece(name, p.cells, p.color))
+        cells = self.state.placed_cells
+        target = DesignTarget(self.target.required | cells, self.target.optional - cells)
+        state = replace(self.state, pieces=tuple(pieces), target=target, placed=())
+        return self._commit(state, "release the pre-placed pieces")
+
     # -- new documents ---------------------------------------------------------------------
     def new(self, name: str = "Untitled") -> None:
         self.replace_all(DesignState(name=name))
 
     def new_soma_figure(self) -> None:
         """The seven Soma pieces, an empty target: the user draws only the figure."""
-        from tessera.models.soma_figure import soma_pieces
-
         pieces = tuple(
             DesignPiece(p.name, _cells(p.cells.tolist()), p.color or PALETTE[k])
             for k, p in enumerate(soma_pieces())
@@ -491,12 +574,12 @@ class DesignDocument:
         return to_puzzle(self.state)
 
     def save(self, path: str | Path | None = None) -> Path:
-        """Write format 1 TOML atomically (Save, or Save As with a path); the document is
-        clean afterwards and belongs to that file."""
+        """Write format 1 TOML atomically (Save, or Save As with a path), or a yass figure when
+        the path ends in `.soma`; the document is clean afterwards and belongs to that file."""
         path = Path(path) if path is not None else self.path
         if path is None:
             raise DesignError("no file to save to: use Save As")
-        text = to_toml(self.state)
+        text = to_soma(self.state) if path.suffix.lower() == ".soma" else to_toml(self.state)
         with atomic_path(path) as tmp:
             tmp.write_text(text, encoding="utf-8")
         was_dirty = self.dirty
@@ -521,7 +604,8 @@ class DesignDocument:
 
 def state_from_puzzle(puzzle: PolycubePuzzle) -> DesignState:
     """A document snapshot of a loaded puzzle: its shapes as the file placed them, colours
-    filled in from the palette, counts as fixed ranges."""
+    filled in from the palette, counts as fixed ranges, and the pieces a figure file
+    pre-places (`SomaFigure.preplaced`) where it placed them."""
     colours = puzzle.colors()
     pieces = tuple(
         DesignPiece(p.name, _cells(p.cells.tolist()), colours[k], p.fewest, p.copies)
@@ -530,7 +614,14 @@ def state_from_puzzle(puzzle: PolycubePuzzle) -> DesignState:
     target = DesignTarget(
         _cells(puzzle.target.required.tolist()), _cells(puzzle.target.optional.tolist())
     )
-    return DesignState(puzzle.name, pieces, target)
+    preplaced = list(getattr(puzzle, "preplaced", ()) or ())
+    free = iter([c for c in PALETTE if c not in {x.lower() for x in colours}] + list(PALETTE))
+    placed = tuple(
+        DesignPlaced(p.piece.name, _cells(np.asarray(p.cells).tolist()), p.piece.color or "")
+        for p in preplaced
+    )
+    placed = tuple(replace(p, color=p.color or next(free)) for p in placed)
+    return DesignState(puzzle.name, pieces, target, placed)
 
 
 def check_state(state: DesignState) -> None:
@@ -563,20 +654,43 @@ def count_variants(state: DesignState) -> list[tuple[int, ...]]:
 
 def to_puzzle(state: DesignState, copies: Sequence[int] | None = None) -> PolycubePuzzle:
     """The solver's puzzle: shapes normalised, pieces with zero copies left out. `copies`
-    picks one combination of a document with ranges (default: each piece's minimum, which is
-    its count when fixed)."""
+    picks one combination of a document with ranges; without it a range stays a range (the
+    engine's `min_copies`..`copies`), as a BurrTools file with ranges loads. Pre-placed pieces
+    make a `SomaFigure` (their cells are not the target's; `preplaced` keeps them for the
+    symmetry count and for display)."""
     check_state(state)
-    copies = copies if copies is not None else [p.min_copies for p in state.pieces]
-    pieces = [
-        Piece(p.name, geometry.normalise(_array(p.cells)), n, p.color)
-        for p, n in zip(state.pieces, copies, strict=True)
-        if n > 0
-    ]
+    if copies is None:
+        pieces = [
+            Piece(
+                p.name, geometry.normalise(_array(p.cells)), p.max_copies, p.color,
+                min_copies=p.min_copies if p.is_range else None,
+            )
+            for p in state.pieces
+            if p.max_copies > 0
+        ]  # fmt: skip
+    else:
+        pieces = [
+            Piece(p.name, geometry.normalise(_array(p.cells)), n, p.color)
+            for p, n in zip(state.pieces, copies, strict=True)
+            if n > 0
+        ]
     if not pieces:
         raise DesignError("every piece has 0 copies")
     warnings = [f"piece '{p.name}' is not connected" for p in pieces if not _connected(p.cells)]
     target = Target(_array(state.target.required), _array(state.target.optional))
-    return PolycubePuzzle(state.name, pieces, target, warnings=warnings)
+    if not state.placed:
+        return PolycubePuzzle(state.name, pieces, target, warnings=warnings)
+    letters = {name: letter for letter, name in LETTERS.items()}
+    preplaced = [
+        Preplaced(
+            letters.get(p.name, ""),
+            Piece(p.name, geometry.normalise(_array(p.cells)), 1, p.color),
+            _array(p.cells),
+            0,
+        )
+        for p in state.placed
+    ]
+    return SomaFigure(state.name, pieces, target, warnings=warnings, preplaced=preplaced)
 
 
 def _connected(cells: np.ndarray) -> bool:
@@ -595,8 +709,15 @@ def _toml_layers(layers: list[list[str]]) -> str:
 def to_toml(state: DesignState) -> str:
     """Format 1 TOML (README: 'Puzzle file format 1'), readable by `load_polycube` and so by
     `solvers.registry.load`. Pieces are written as layers, the target too (with `+` for its
-    optional cells), so the file reads like the drawing."""
+    optional cells), so the file reads like the drawing. Format 1 has no pre-placed pieces:
+    a document with some is refused with the two ways out, never saved without them."""
     check_state(state)
+    if state.placed:
+        names = ", ".join(p.name for p in state.placed)
+        raise DesignError(
+            f"format 1 has no pre-placed pieces ({names}): save as a yass .soma figure, or "
+            "release them first (Design ▸ Release pre-placed pieces)"
+        )
     if any(p.max_copies == 0 for p in state.pieces):
         zero = next(p.name for p in state.pieces if p.max_copies == 0)
         raise DesignError(f"piece {zero!r} has 0 copies: delete it or give it 1")
@@ -628,6 +749,45 @@ def _target_layers(target: DesignTarget) -> list[list[str]]:
         for x, y, z in cells:
             grid[z - lo[2]][y - lo[1]][x - lo[0]] = mark
     return [["".join(row) for row in layer] for layer in grid]
+
+
+SOMA_CUBE = "x"  # a cube of the figure that no piece pre-places
+
+
+def to_soma(state: DesignState) -> str:
+    """The document as a yass `.soma` figure (layers top first, rows back to front, as
+    `models.soma_figure` reads them): a letter for each pre-placed piece's cells, `x` for the
+    rest of the figure. Only a Soma figure fits the format: the seven Soma pieces once each
+    (loose or pre-placed), 27 cubes, no optional cells; anything else is refused with why."""
+    if state.target.optional:
+        raise DesignError("a .soma figure has no optional cells: make them required first")
+    letters = {name: letter for letter, name in LETTERS.items()}
+    odd = [p.name for p in state.placed if p.name not in letters]
+    if odd:
+        raise DesignError(f"pre-placed piece {odd[0]!r} is not a Soma piece (A B L P T V Z)")
+    loose = sorted(geometry.canonical_key(_array(p.cells)) for p in state.pieces
+                   for _ in range(p.max_copies) if p.cells)  # fmt: skip
+    placed_names = {p.name for p in state.placed}
+    want = sorted(p.shape_key for p in soma_pieces() if p.name not in placed_names)
+    if loose != want or any(p.is_range for p in state.pieces):
+        raise DesignError("a .soma figure is for the seven Soma pieces, one of each")
+    figure = state.figure_cells
+    if len(figure) != FIGURE_CELLS:
+        raise DesignError(f"a .soma figure has {FIGURE_CELLS} cubes, not {len(figure)}")
+    marks = {c: SOMA_CUBE for c in state.target.required}
+    for p in state.placed:
+        marks.update(dict.fromkeys(p.cells, letters[p.name]))
+    arr = _array(figure)
+    lo, hi = arr.min(axis=0), arr.max(axis=0)
+    layers = []
+    for z in range(int(hi[2]), int(lo[2]) - 1, -1):  # top first
+        rows = []
+        for y in range(int(hi[1]), int(lo[1]) - 1, -1):  # the back row first
+            row = "".join(marks.get((x, y, z), ".") for x in range(int(lo[0]), int(hi[0]) + 1))
+            rows.append(row)
+        layers.append("\n".join(rows))
+    head = f"# {state.name}: drawn in Tessera's Design mode (yass .soma figure)\n"
+    return head + "\n\n".join(layers) + "\n"
 
 
 def _voxel(parent: ET.Element, name: str, req, opt=frozenset()) -> None:

@@ -161,3 +161,75 @@ def _pentominoes_state():
     doc = DesignDocument()
     doc.open_puzzle(load("pentominoes-6x10").puzzle)
     return doc.state
+
+
+#: The Soma cube with the V pre-placed flat at a corner of the top layer: 207 (yass's count
+#: for the same placement mirrored, cube_pre_good_3; the V is its own mirror image).
+V_ON_TOP = "x33\nx3x\nxxx\n\n" + "xxx\nxxx\nxxx\n\n" * 2
+
+
+def test_pre_placed_pieces_open_edit_count_and_save_as_soma(tmp_path):
+    """A .soma figure's pre-placed V: in the document beside the target (not a piece), moved
+    with the target, never drawn over, counted as yass counts it, kept by a .soma save,
+    refused by format 1 with the way out, and released into an ordinary piece."""
+    from tessera.models.soma_figure import soma_from_text
+
+    figure = soma_from_text(V_ON_TOP, "v.soma")
+    doc = DesignDocument()
+    doc.open_puzzle(figure)
+    v = {(1, 2, 2), (2, 2, 2), (1, 1, 2)}
+    assert [(p.name, p.cells) for p in doc.placed] == [("V", v)]
+    assert doc.placed[0].color == next(p.color for p in soma_pieces() if p.name == "V")
+    assert len(doc.target.required) == 24 and "V" not in [p.name for p in doc.pieces]
+    assert doc.figure_cells() == set(CUBE) and doc.placed_at((2, 2, 2)) == 0
+    assert analyse(doc.state).badge == "207 solutions"
+    # a pre-placed cell is not the target's: adding it changes nothing, removing neither
+    assert not doc.add_cells([(1, 1, 2)]) and not doc.remove_cells([(1, 1, 2)])
+    # the whole target turns with its pre-placed piece (the count is the same figure's)
+    doc.rotate("z")
+    assert doc.figure_cells() == set(CUBE) and doc.placed[0].cells != v
+    assert not doc.placed[0].cells & doc.target.cells
+    assert analyse(doc.state).badge == "207 solutions"
+    doc.undo()
+    # format 1 has no pre-placed pieces; a yass figure keeps them
+    with pytest.raises(DesignError, match="pre-placed"):
+        doc.save(tmp_path / "v.toml")
+    path = doc.save(tmp_path / "v.soma")
+    again = load(path).puzzle
+    assert [(p.piece.name, {tuple(c) for c in p.cells.tolist()}) for p in again.preplaced] == [
+        ("V", v)
+    ]
+    reopened = DesignDocument()
+    reopened.open_puzzle(again)
+    assert reopened.state.placed == doc.state.placed
+    assert reopened.target == doc.target
+    # released: an ordinary piece and a whole cube again, one undoable edit
+    assert doc.release_placed()
+    assert not doc.placed and doc.pieces[-1].name == "V" and doc.pieces[-1].cells == v
+    assert doc.target.required == set(CUBE)
+    assert analyse(doc.state).badge == "240 solutions"
+    doc.undo()
+    assert [p.name for p in doc.placed] == ["V"]
+
+
+def test_a_soma_save_is_refused_for_what_the_format_cannot_hold(tmp_path):
+    doc = soma_cube()
+    doc.add_piece("W", [(0, 0, 0), (1, 0, 0)])
+    with pytest.raises(DesignError, match="seven Soma pieces"):
+        doc.save(tmp_path / "x.soma")
+    doc.delete_piece()
+    doc.add_cells([(0, 0, 0)], shape=TARGET, optional=True)
+    with pytest.raises(DesignError, match="optional"):
+        doc.save(tmp_path / "x.soma")
+    assert not list(tmp_path.iterdir())
+    doc.undo()
+    assert doc.save(tmp_path / "x.soma").exists()  # the plain cube: a figure like any other
+
+
+def test_a_document_with_ranges_becomes_a_puzzle_with_ranges():
+    """What leaving Design hands the window: a range stays a range (the engine's own)."""
+    doc = soma_cube()
+    doc.set_copies(0, 0, 2)
+    piece = doc.to_puzzle().pieces[0]
+    assert (piece.fewest, piece.copies) == (0, 2)
+    assert [(p.fewest, p.copies) for p in doc.to_puzzle().pieces[1:]] == [(1, 1)] * 6

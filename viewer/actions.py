@@ -13,7 +13,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenuBar, QSlider, QStyle, QWidget
 
 from tessera.viewer.handson import MOVE_KEYS, TURN_KEYS
-from tessera.viewer.state import ViewerState
+from tessera.viewer.state import REPLAY_MODES, ViewerState
 
 #: name -> (text, shortcut, standard icon, tip)
 STEP_ACTIONS = {
@@ -77,6 +77,7 @@ MODE_TIPS = {
     "solution": "pieces placed one by one in assembly order",
     "search": "the solver's search replayed, backtracks included",
     "play": "assemble it yourself: pieces beside the empty target (polycube puzzles)",
+    "design": "draw the pieces and the target, with a live solution count (polycube puzzles)",
 }
 
 #: name -> (text, shortcut, tip): the hands-on viewer's actions (keys per issue 7)
@@ -134,8 +135,10 @@ def make_mode_actions(parent: QWidget) -> tuple[QActionGroup, dict[str, QAction]
         ("solution", "Solution mode", "Ctrl+1"),
         ("search", "Search mode", "Ctrl+2"),
         ("play", "Play mode", "Ctrl+3"),
+        ("design", "Design mode", "Ctrl+4"),
     ):
         action = QAction(text, parent)
+        action.setIconText(text.split()[0])  # the step bar's button: "Design", the menu's text
         action.setCheckable(True)
         action.setShortcut(QKeySequence(key))
         action.setObjectName(f"mode_{name}")
@@ -152,7 +155,7 @@ WINDOW_ACTIONS = {
     "open": ("&Open…", QKeySequence.StandardKey.Open),
     "open_id": ("Open game &ID…", "Ctrl+Shift+O"),
     "open_folder": ("Open &folder…", "Ctrl+Shift+F"),
-    "design": ("&Design…", "Ctrl+D"),
+    "design": ("&Design mode", "Ctrl+D"),
     "export_image": ("Export &image…", "Ctrl+E"),
     "export_animation": ("Export &animation…", "Ctrl+Shift+E"),
     "quit": ("&Quit", QKeySequence.StandardKey.Quit),
@@ -213,7 +216,7 @@ def build_menus(menubar: QMenuBar, a: dict[str, QAction]):
         STEP_NAMES,
         tuple(SEARCH_ACTIONS),
         ("previous_solution", "next_solution"),
-        ("mode_solution", "mode_search", "mode_play"),
+        ("mode_solution", "mode_search", "mode_play", "mode_design"),
         ("cancel",),
     ):
         for name in group:
@@ -231,10 +234,17 @@ def build_menus(menubar: QMenuBar, a: dict[str, QAction]):
     return recent_menu
 
 
+#: Exports of what the replay or the table shows: off in Design mode (Ctrl+Shift+S is Save As
+#: there), whose drawing is saved as a puzzle file instead.
+EXPORT_NAMES = ("export_image", "export_animation", "export_stl")
+
+
 class ActionSync(QObject):
     """Keeps the actions in line with the state: the checked mode, step controls only when
     replaying, turn/move only in Play with a piece selected, undo/redo as the table allows
-    (named after the move they take back), Play only for polycube puzzles."""
+    (named after the move they take back), Play only for polycube puzzles, the Design mode
+    button shown only where Design fits (polycube puzzles, or none yet), exports not in
+    Design mode."""
 
     def __init__(
         self, actions: dict[str, QAction], state: ViewerState, handson, slider: QSlider, parent
@@ -254,6 +264,12 @@ class ActionSync(QObject):
         playing = state.mode == "play"
         a[f"mode_{state.mode}"].setChecked(True)
         a["mode_play"].setEnabled(state.can_play)
+        for name in ("mode_design", "design"):
+            a[name].setVisible(state.can_design)
+            a[name].setEnabled(state.can_design)
+        replaying = state.mode in REPLAY_MODES
+        for name in EXPORT_NAMES:
+            a[name].setEnabled(state.mode != "design")
         chosen = self.handson.selected_piece is not None
         for name in (*TURN_KEYS, *MOVE_KEYS):
             a[name].setEnabled(chosen)
@@ -263,12 +279,12 @@ class ActionSync(QObject):
         for name in ("reset_play", "hint", "apply_hint"):
             a[name].setEnabled(playing)
         for name in (*STEP_NAMES, "previous_solution", "next_solution"):
-            a[name].setEnabled(not playing)
+            a[name].setEnabled(replaying)
         searching = state.mode == "search"
         for name in SEARCH_ACTIONS:  # the trace jumps mean something in Search mode only
             a[name].setVisible(searching)
             a[name].setEnabled(searching)
-        self.slider.setEnabled(not playing)
+        self.slider.setEnabled(replaying)
         undo = model.undo_label if model is not None else None
         redo = model.redo_label if model is not None else None
         a["undo"].setText(f"Undo {undo}" if undo else "Undo")

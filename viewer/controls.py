@@ -105,7 +105,7 @@ class StepBar(QToolBar):
         self.speed.valueChanged.connect(self.speed_changed.emit)
         self.addWidget(self.speed)
         self.addSeparator()
-        for name in ("solution", "search", "play"):
+        for name in ("solution", "search", "play", "design"):
             if name in mode_actions:
                 self.addAction(mode_actions[name])
         self.depth_label = QLabel("")

@@ -6,11 +6,12 @@ Tests and scripts can drive it without a window.
 
 The mode is one of `MODES`. Solution and Search replay a scene step by step; **Play** is the
 hands-on table (`models.play.PlayModel`, polycube puzzles only), owned here too, so the window
-and the hands-on controller never keep a flag of their own: they follow `events.mode`. The
-replay scene is kept while playing, and shown again when Play is left for the mode it was
-built for. `message` is the one transient status line (a fit report, "A selected", a hint);
-it is cleared whenever the puzzle or the mode changes, so no status outlives what it was
-about.
+and the hands-on controller never keep a flag of their own: they follow `events.mode`.
+**Design** is the editor (viewer/design/mode.py; polycube puzzles, or none yet: a new one).
+Play and Design own the view (`ASIDE_MODES`): the replay scene is kept while they last, and
+shown again when they are left for the mode it was built for. `message` is the one transient
+status line (a fit report, "A selected", a hint); it is cleared whenever the puzzle or the mode
+changes, so no status outlives what it was about.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from tessera.models.play import PlayModel
 from tessera.viewer.families import Family, Trace
 from tessera.viewer.scenes.base import Scene
 
-MODES = ("solution", "search", "play")
+MODES = ("solution", "search", "play", "design")
 REPLAY_MODES = ("solution", "search")  # the modes that step through a scene
+ASIDE_MODES = ("play", "design")  # the modes that put the replay aside and own the view
 
 
 class ViewerEvents(SignalGroup):
@@ -35,7 +37,7 @@ class ViewerEvents(SignalGroup):
     solutions = Signal(int)  # solutions were added: the number found so far
     scene = Signal(object)  # a new replay scene (other solution or mode)
     step = Signal(float)  # the replay moved to a step
-    mode = Signal(str)  # 'solution', 'search' or 'play'
+    mode = Signal(str)  # 'solution', 'search', 'play' or 'design'
     message = Signal(str)  # the transient status line ('' clears it)
 
 
@@ -56,15 +58,17 @@ class ViewerState:
 
     # -- puzzle and solutions ----------------------------------------------------------------
     def set_family(self, family: Family) -> None:
-        """A new puzzle: no solutions yet, a new Play table if playing (Play falls back to
-        Solution mode for a puzzle that cannot be played)."""
+        """A new puzzle: no solutions yet, a new Play table if playing (Play and Design fall
+        back to Solution mode for a puzzle they do not fit)."""
         self.family = family
         self.solutions = []
         self.solution_index = -1
         self._trace = None
         self.step = 0.0
         self.play = None
-        mode_changed = self.mode == "play" and not self.can_play
+        mode_changed = (self.mode == "play" and not self.can_play) or (
+            self.mode == "design" and not self.can_design
+        )
         if mode_changed:
             self.mode = "solution"
         elif self.mode == "play":
@@ -118,14 +122,21 @@ class ViewerState:
         return self.family is not None and self.family.family == "polycube"
 
     @property
+    def can_design(self) -> bool:
+        """Design mode edits polycube puzzles, or starts a new one when none is loaded."""
+        return self.family is None or self.family.family == "polycube"
+
+    @property
     def replay_mode(self) -> str:
-        """The replay mode: the mode itself, or in Play the one the kept scene belongs to."""
-        if self.mode != "play":
+        """The replay mode: the mode itself, or in Play and Design the one the kept scene
+        belongs to."""
+        if self.mode in REPLAY_MODES:
             return self.mode
         return self._scene_mode or "solution"
 
     def set_mode(self, mode: str) -> bool:
-        """Switch mode; False (and a message) if Play was asked for a puzzle it does not fit."""
+        """Switch mode; False (and a message) if Play or Design was asked for a puzzle it does
+        not fit."""
         if mode not in MODES:
             raise ValueError(f"mode is one of {MODES}")
         if mode == self.mode:
@@ -133,15 +144,18 @@ class ViewerState:
         if mode == "play" and not self.can_play:
             self.say("Play mode is for polycube puzzles")
             return False
+        if mode == "design" and not self.can_design:
+            self.say("Design mode is for polycube puzzles")
+            return False
         if mode == "play" and (self.play is None or self.play.puzzle is not self.family.puzzle):
             self.play = PlayModel(self.family.puzzle)
-        left_play = self.mode == "play"
+        left_aside = self.mode in ASIDE_MODES
         self.mode = mode
         self.say("")
         self.events.mode.emit(mode)
-        if mode == "play":
+        if mode in ASIDE_MODES:
             return True
-        if left_play and mode == self._scene_mode and self.scene is not None:
+        if left_aside and mode == self._scene_mode and self.scene is not None:
             self.events.scene.emit(self.scene)  # the replay left behind, shown again
             self.events.step.emit(self.step)
         else:
@@ -160,8 +174,8 @@ class ViewerState:
         return self.scene.n_steps if self.scene else 0
 
     def set_step(self, step: float) -> None:
-        if self.mode == "play":
-            return  # the table has no steps; the replay waits where it was
+        if self.mode in ASIDE_MODES:
+            return  # the table and the editor have no steps; the replay waits where it was
         step = min(max(float(step), 0.0), float(self.n_steps))
         if step == self.step:
             return
@@ -188,6 +202,9 @@ class ViewerState:
         from tessera.viewer.scenes import build_scene
 
         if self.family is None:
+            return
+        if self.mode == "design":  # nothing shows a replay while designing: built on leaving
+            self._scene_mode = None
             return
         mode = self.replay_mode
         if mode == "search":

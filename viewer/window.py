@@ -15,6 +15,7 @@ This module composes; each job lives in its own module and follows the `ViewerSt
 | viewer/minimap.py | Search mode's depth mini-map under the slider |
 | viewer/dialogs.py | error dialogs, About, keyboard shortcuts, Preferences (QSettings) |
 | viewer/trace_match.py | which listed solution the search trace shows |
+| viewer/design/mode.py | Design mode: the editor, its panel, layers, badge, actions and files |
 
 What stays here: opening a puzzle and running its solver in a worker thread, drawing the
 replay scene when the state says it changed (pieces are separate actors placed by
@@ -25,6 +26,13 @@ Only the controls that mean something for the puzzle are shown: the hands-on bar
 Piece menu for polycube puzzles (Play mode), the trace jumps in Search mode, explode and
 layers where the scene is not a flat board. VTK's own one-letter keys (w: wireframe,
 3: stereo, e/q: quit the interactor, ...) never reach VTK: every key is a QAction's.
+
+**Design mode** swaps the docks (the Shapes panel and the Layers view for the puzzle browser,
+the solutions and Inside), the top toolbar and the status bar's labels (the live-count badge),
+and lends the one render widget to the editor (`DesignMode`), whose scene replaces the replay
+on the same `SceneRenderer`; the mouse filter of the other modes steps aside meanwhile. Leaving
+Design gives the window the edited puzzle, which is solved like any other; loading another
+puzzle or closing asks about unsaved changes first.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ from tessera.models.errors import NoSolution, PuzzleError
 from tessera.viewer import export
 from tessera.viewer.actions import ActionSync, build_menus, make_actions
 from tessera.viewer.controls import HandsOnBar, PuzzleBrowser, SolutionPanel, StepBar
+from tessera.viewer.design.mode import DesignMode
 from tessera.viewer.dialogs import (
     Preferences,
     PreferencesDialog,
@@ -56,13 +65,16 @@ from tessera.viewer.playback import Playback
 from tessera.viewer.recent import RecentFiles, fill_menu
 from tessera.viewer.render import SceneRenderer, set_theme, style_plotter
 from tessera.viewer.scenes.base import Timeline
-from tessera.viewer.state import ViewerState
+from tessera.viewer.state import MODES, ViewerState
 from tessera.viewer.status import StatusLine
 from tessera.viewer.worker import SolveWorker
 
 ICON = ASSETS / "icons" / "tessera.svg"
 PUZZLE_FILES = "Puzzles (*.toml *.json *.xmpuzzle *.kenken *.soma);;All files (*)"
 FADE_MS = 320  # a piece Search mode takes back fades out over this long
+MODE_TITLES = {mode: f"{mode.capitalize()} mode" for mode in MODES}
+REPLAY_DOCKS = ("puzzles", "solutions", "inside")  # hidden in Design mode
+DESIGN_DOCKS = ("shapes", "layers")  # shown in Design mode only
 
 
 class VtkKeyFilter(QObject):
@@ -122,7 +134,11 @@ class MainWindow(QMainWindow):
         self.resize(1200, 760)
         self.state = ViewerState()
         self.worker: SolveWorker | None = None
-        self._children: list = []  # galleries and design windows, closed with this one
+        self._children: list = []  # galleries, closed with this one
+        self.docks: dict[str, QDockWidget] = {}
+        self._shown_mode = "solution"  # the mode the widgets show (what `_on_mode` left)
+        self._solving_family: Family | None = None  # what the solver was started on
+        self._closed = False
         self._old_workers: list[SolveWorker] = []
         self._frame_next = True  # the next scene shown frames the camera
         self.last_error = ""
@@ -159,9 +175,14 @@ class MainWindow(QMainWindow):
         self.actions, self.mode_group = make_actions(self)
         self.recent = RecentFiles(self)
         self.exporter = Exporter(self.state, self.plotter, self, view=self.export_view)
+        self.design = DesignMode(self, self.renderer)
         self._build_docks()
         self.recent_menu = build_menus(self.menuBar(), self.actions)
+        bar = self.menuBar()
+        bar.insertMenu(bar.actions()[-1], self.design.menu)  # before Help
         self.status = StatusLine(self, self.state, lambda: self.solving)
+        self.statusBar().addWidget(self.design.message, 1)
+        self.statusBar().addPermanentWidget(self.design.badge)
         self.status_selected, self.status_puzzle = self.status.selected, self.status.puzzle
         self.status_solution, self.status_step = self.status.solution, self.status.step
         speeds = {mode: self.prefs.speed(mode) for mode in ("solution", "search")}
@@ -173,6 +194,8 @@ class MainWindow(QMainWindow):
         self._recent_changed(self.recent.entries())
         self.apply_theme(self.theme)
         self._show_family_controls()
+        self._show_mode_widgets()
+        self._update_title()
         geometry = self.prefs.geometry()
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -184,7 +207,7 @@ class MainWindow(QMainWindow):
         self._dock("Puzzles", "puzzles", self.browser, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.solution_panel = SolutionPanel()
         self._dock("Solutions", "solutions", self.solution_panel)
-        modes = {name: self.actions[f"mode_{name}"] for name in ("solution", "search", "play")}
+        modes = {name: self.actions[f"mode_{name}"] for name in MODES}
         self.step_bar = StepBar(self.actions, modes, self)
         self.step_bar.addSeparator()
         self.step_bar.addAction(self.actions["reset_camera"])
@@ -194,6 +217,9 @@ class MainWindow(QMainWindow):
         self._dock("Inside", "inside", self.inspect_panel)
         self.handson_bar = HandsOnBar(self.actions, self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.handson_bar)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.design.toolbar)
+        self._dock("Shapes", "shapes", self.design.panel, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self._dock("Layers", "layers", self.design.layers)
 
     def _dock(self, title: str, name: str, widget, area=Qt.DockWidgetArea.RightDockWidgetArea):
         dock = QDockWidget(title, self)
@@ -201,6 +227,8 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
         self.addDockWidget(area, dock)
+        self.docks[name] = dock
+        return dock
 
     def _connect(self) -> None:
         """User actions go to the state (or the part that owns them); state events come back
@@ -217,7 +245,7 @@ class MainWindow(QMainWindow):
             ("export_animation", self.exporter.animation_dialog),
             ("export_stl", self.exporter.stl_dialog),
             ("quit", self.close), ("reset_camera", self.reset_camera),
-            ("isometric", self.isometric_view), ("cancel", self.cancel_solving),
+            ("isometric", self.isometric_view), ("cancel", self._cancel),
             ("undo", h.undo), ("redo", h.redo), ("reset_play", h.reset),
             ("hint", h.ask_hint), ("apply_hint", h.apply_hint),
             ("next_backtrack", lambda: self.jump(Timeline.REMOVE, +1)),
@@ -248,11 +276,18 @@ class MainWindow(QMainWindow):
         state.events.step.connect(self._on_step)
         state.events.solutions.connect(self.solution_panel.add)
         state.events.mode.connect(self._on_mode)
+        state.events.puzzle.connect(self._update_title)
+        self.design.title_changed.connect(self._update_title)
+        self.design.solutions_requested.connect(lambda: self.set_mode("solution"))
 
     # -- puzzles and the solver -------------------------------------------------------------
     def open_puzzle(self, name_or_path: str) -> bool:
         """Load a file, built-in or game ID and start solving it. False and an error dialog
-        (reason, file, line, the offending line) if it is bad."""
+        (reason, file, line, the offending line) if it is bad; False too if the design has
+        unsaved changes the user keeps (Cancel). In Design mode a polycube puzzle opens into
+        the editor; any other leaves Design for Solution mode."""
+        if not self.design.may_discard():
+            return False
         try:
             family = load(name_or_path)
         except (PuzzleError, NoSolution, OSError) as exc:
@@ -260,17 +295,36 @@ class MainWindow(QMainWindow):
             title = "Cannot open the puzzle"
             self.error_dialog = error_box(self, title, exc, str(name_or_path))
             return False
+        if self.design.doc.dirty:  # the user chose to discard them
+            self.design.forget()
         self.set_family(family, name_or_path)
+        if self.state.mode == "design":  # still: a polycube puzzle, into the editor
+            self.design.open_family(self.state.family)
         return True
 
     def set_family(self, family: Family, label: str | None = None) -> None:
+        """Show `family` and solve it in a worker thread. In Design mode the solver waits
+        until Design is left: the badge counts meanwhile, and two searches would share the
+        cores."""
         self.stop_worker()
+        self._solving_family = None
         self._stop_fade()
         self._frame_next = True
         self.solution_panel.reset(self.impossible_reason(family))
-        self.state.set_family(family)
+        self.state.set_family(family)  # may leave Design mode (not a polycube puzzle)
         if label and (Path(label).exists() or family.source == label):
             self.recent.remember(label)
+        if self.state.mode != "design":
+            self._start_solving()
+        self.status.refresh()
+        self.puzzle_loaded.emit(family.name)
+
+    def _start_solving(self) -> None:
+        """The solver on the puzzle shown, unless it runs (or ran) on it already."""
+        family = self.state.family
+        if family is None or self._solving_family is family:
+            return
+        self._solving_family = family
         self.worker = SolveWorker(family, self)
         self.worker.found.connect(self._on_found)
         self.worker.progress.connect(self.solution_panel.show_progress)
@@ -278,8 +332,6 @@ class MainWindow(QMainWindow):
         self.worker.preparing.connect(self._on_preparing)
         self.worker.finished_search.connect(self._on_worker_finished)
         self.worker.start()
-        self.status.refresh()
-        self.puzzle_loaded.emit(family.name)
 
     @staticmethod
     def impossible_reason(family: Family) -> str | None:
@@ -346,23 +398,9 @@ class MainWindow(QMainWindow):
         return gallery
 
     def open_design(self):
-        """Design mode: the editor on the puzzle shown (polycubes), its solutions back here."""
-        from tessera.viewer.design.window import DesignWindow
-
-        design = DesignWindow()
-        design.opens_main_window = False
-        family = self.state.family
-        if family is not None and family.family == "polycube":
-            design.open_file(family.source, ask=False)
-        design.solutions_requested.connect(self._solutions_from_design)
-        design.show()
-        self._children.append(design)
-        return design
-
-    def _solutions_from_design(self, loaded) -> None:
-        self.set_family(loaded)
-        self.set_mode("solution")
-        self.raise_()
+        """File ▸ Design mode: the editor on the puzzle shown, in this window (returned)."""
+        self.set_mode("design")
+        return self
 
     def open_id_dialog(self) -> None:
         text, ok = QInputDialog.getText(self, "Open game ID", "Dominosa or Keen game ID:")
@@ -378,10 +416,46 @@ class MainWindow(QMainWindow):
 
     # -- mode and stepping ----------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
-        """Solution, Search or Play (Play: polycube puzzles only)."""
-        if not self.state.set_mode(mode):
+        """Solution, Search, Play or Design (Play and Design: polycube puzzles only).
+
+        Entering Design opens the puzzle shown into the editor (unless the editor holds it
+        already); leaving Design shows the edited puzzle, solved afresh, when the drawing
+        changed (a drawing that is no puzzle yet leaves the puzzle shown as it was, and says
+        why)."""
+        state = self.state
+        note = ""
+        if mode == "design" and state.mode != "design" and state.can_design:
+            if not self.design.enter(state.family):
+                self.sync.revert_mode()
+                return
+        elif state.mode == "design" and mode != "design" and mode in MODES:
+            note = self._take_design()
+        if not state.set_mode(mode):
             self.sync.revert_mode()
             self.show_error(self.state.message)
+        elif note:
+            self.show_error(note)  # after the mode change, which clears the status line
+
+    def _take_design(self) -> str:
+        """The edited puzzle becomes the window's puzzle (when the drawing changed); or why
+        it cannot (the drawing is not a puzzle yet)."""
+        try:
+            loaded = self.design.leaving_puzzle()
+        except PuzzleError as exc:
+            shown = self.state.family.name if self.state.family is not None else "nothing"
+            reason = str(exc).removeprefix("None: ")
+            return f"the drawing is not a puzzle yet ({reason}); showing {shown}"
+        if loaded is not None:
+            self.set_family(loaded, None)
+            self.design.link(self.state.family)
+        return ""
+
+    def _cancel(self) -> None:
+        """Esc: stop the design's count in Design mode, else the solver."""
+        if self.state.mode == "design":
+            self.design.runner.stop()
+        else:
+            self.cancel_solving()
 
     @property
     def mode(self) -> str:
@@ -501,13 +575,38 @@ class MainWindow(QMainWindow):
 
     # -- per family controls, theme, help -------------------------------------------------------
     def _show_family_controls(self, *_args) -> None:
-        """Only what means something for this puzzle: turning and moving pieces (the hands-on
-        bar, the Piece menu) for polycube puzzles."""
+        """Only what means something for this puzzle and mode: turning and moving pieces (the
+        hands-on bar, the Piece menu) for polycube puzzles, not while designing."""
         playable = self.state.can_play or self.state.family is None
+        playable = playable and self.state.mode != "design"
         self.handson_bar.setVisible(playable)
         for action in self.menuBar().actions():
             if action.objectName() == "piece_menu":
                 action.setVisible(playable)
+
+    def _show_mode_widgets(self) -> None:
+        """Design mode's docks, toolbar, menu and badge, or the replay's: never both."""
+        design = self.state.mode == "design"
+        for name in REPLAY_DOCKS:
+            self.docks[name].setVisible(not design)
+        for name in DESIGN_DOCKS:
+            self.docks[name].setVisible(design)
+        for label in (self.status.selected, self.status.puzzle, self.status.solution,
+                      self.status.step):  # fmt: skip
+            label.setVisible(not design)
+        self._show_family_controls()
+
+    def _update_title(self, *_args) -> None:
+        """'Tessera — Soma cube — Solution mode'; in Design mode the drawing's name, its
+        file and the unsaved-changes mark."""
+        if self.state.mode == "design":
+            self.setWindowTitle(f"Tessera — {self.design.title()}[*]")
+            self.setWindowModified(self.design.doc.dirty)
+            return
+        family = self.state.family
+        name = f" — {family.name}" if family is not None else ""
+        self.setWindowTitle(f"Tessera{name} — {MODE_TITLES[self.state.mode]}")
+        self.setWindowModified(False)
 
     def apply_theme(self, theme: str) -> None:
         """Light or dark: the window's palette and the 3D scene's background together."""
@@ -525,7 +624,8 @@ class MainWindow(QMainWindow):
         self.about_dialog = about_box(self)
 
     def show_shortcuts(self) -> None:
-        self.shortcuts_dialog = ShortcutsDialog(self.actions, self)
+        design = {f"design_{name}": a for name, a in self.design.actions.items()}
+        self.shortcuts_dialog = ShortcutsDialog({**self.actions, **design}, self)
         self.shortcuts_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.shortcuts_dialog.open()
 
@@ -555,13 +655,28 @@ class MainWindow(QMainWindow):
 
     # -- state events -------------------------------------------------------------------------
     def _on_mode(self, mode: str) -> None:
-        if mode == "play":
+        left_design = self._shown_mode == "design" and mode != "design"
+        if mode in ("play", "design") or left_design:
             self._frame_next = True  # the replay framed again when it comes back
+        self._shown_mode = mode
+        mouse = self.handson.mouse
+        if mode == "design":
+            self.playback.pause()
+            self.handson.state.reset()  # no selection of the replay survives into Design
+            if mouse is not None:
+                mouse.detach()  # the editor's clicks are not piece picks
+        self._show_mode_widgets()
+        self.design.set_active(mode == "design")
+        if left_design and mouse is not None:
+            self.plotter.interactor.installEventFilter(mouse)
+        if left_design:
+            self._start_solving()  # the puzzle loaded (or drawn) while designing
+        self._update_title()
         self.mode_changed.emit(mode)
 
     def _on_scene(self, scene) -> None:
-        if self.state.mode == "play":
-            return  # the Play table owns the view; this scene is shown when Play is left
+        if self.state.mode in ("play", "design"):
+            return  # the Play table or the editor owns the view; this scene waits
         self._stop_fade()
         self.renderer.show(scene, self.state.step, frame=self._frame_next or scene.flat)
         self._frame_next = False
@@ -572,7 +687,7 @@ class MainWindow(QMainWindow):
         self._sync_list()
 
     def _on_step(self, step: float) -> None:
-        if self.state.mode == "play":
+        if self.state.mode in ("play", "design"):
             return
         self.renderer.apply(step)
         self.handson.stepped()
@@ -623,6 +738,13 @@ class MainWindow(QMainWindow):
         return self.grab().save(str(path))
 
     def closeEvent(self, event) -> None:
+        if self._closed:  # closed once already: everything is released
+            super().closeEvent(event)
+            return
+        if not self.design.may_discard():
+            event.ignore()
+            return
+        self._closed = True
         for child in self._children:
             child.close()
         self.prefs.set_geometry(self.saveGeometry())
@@ -630,6 +752,7 @@ class MainWindow(QMainWindow):
         self.playback.pause()
         self._render_timer.stop()
         self.handson.shutdown()
+        self.design.shutdown()
         self.stop_worker()
         for worker in self._old_workers:
             worker.wait(2000)

@@ -1,8 +1,10 @@
-"""`tessera design`: the QApplication, the design window, and the scripted screenshot hook.
+"""`tessera design`: the main window opened straight in Design mode, and the screenshot hook.
 
-`--screenshot` opens the real window, waits until the first analysis has answered (so the
-badge shows the count, not "counting…"), saves a grab of the whole window and quits, the way
-`tessera view --screenshot` does.
+Design is a mode of the one window (viewer/design/mode.py), so the command opens that window:
+on the puzzle given (loaded as `tessera view` loads it, then opened into the editor), on a new
+Soma figure (`soma`) or on an empty drawing. `--screenshot` waits until the first analysis has
+answered (so the badge shows the count, not "counting…"), saves a grab of the whole window and
+quits, the way `tessera view --screenshot` does.
 """
 
 from __future__ import annotations
@@ -24,22 +26,24 @@ def run(
     soma: bool = False,
     argv: list[str] | None = None,
 ) -> int:
-    """Open the design window on `puzzle` (a file or built-in name), a new Soma figure
-    (`soma`) or an empty document; with `screenshot`, grab it and quit."""
+    """Open the window in Design mode on `puzzle` (a file or built-in name), a new Soma
+    figure (`soma`) or an empty document; with `screenshot`, grab it and quit."""
     from tessera.solvers.registry import load
     from tessera.viewer.app import application
-    from tessera.viewer.design.window import DesignWindow
+    from tessera.viewer.window import MainWindow
 
     loaded = load(puzzle, family="polycube") if puzzle else None  # bad input: exit 2 first
     if screenshot and not Path(screenshot).parent.exists():
         raise PuzzleError("no such directory", str(Path(screenshot).parent))
     app = application(argv or sys.argv[:1])
-    window = DesignWindow()
-    if loaded is not None:
-        window.open_file(puzzle, ask=False)
-    elif soma:
-        window.doc.new_soma_figure()
+    window = MainWindow()
     window.show()
+    window.set_mode("design")
+    design = window.design
+    if loaded is not None:
+        window.open_puzzle(puzzle)  # into the editor; solved once Design is left
+    elif soma:
+        design.new_soma_figure()
     result = {"code": 0, "done": False}
     if screenshot:
 
@@ -53,10 +57,10 @@ def run(
         def finish() -> None:
             if not window.save_screenshot(screenshot):
                 result["code"] = 2
-            window.doc._saved = window.doc.state  # nothing to ask about: this run edits nothing
+            design.doc._saved = design.doc.state  # nothing to ask about: this run edits nothing
             window.close()
 
-        window.runner.finished.connect(grab)
+        design.runner.finished.connect(grab)
         QTimer.singleShot(SCREENSHOT_WAIT_MS, grab)
     app.exec()
     if screenshot and result["code"] == 0:

@@ -9,6 +9,12 @@ grow is marked, in red when a removal is what a click would do.
 Picking is one `vtkCellPicker` ray restricted to the shape and the ground; the picked mesh cell
 is looked up in `DesignScene`'s per-face arrays. The shape is redrawn (a new scene on the same
 `SceneRenderer`, camera kept) only when the document says it changed; the hover marks only move.
+
+The editor draws on the main window's one render widget, which other modes use too: it acts
+only while `attach()`ed (Design mode) — its event filter is installed and it draws — and after
+`detach()` it leaves the widget and the renderer to the replay or the Play table. The target's
+pre-placed pieces are drawn in their colours; a click on one grows the target against it, a
+removal of one is refused with the reason (`refused`).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ class Editor3D(QObject):
 
     rendered = Signal()
     hover_changed = Signal(object)  # (cell, normal index, 'add' | 'remove' | 'ground') or None
+    refused = Signal(str)  # why a click changed nothing (a pre-placed cube)
 
     def __init__(self, doc: DesignDocument, renderer: SceneRenderer, parent=None) -> None:
         super().__init__(parent)
@@ -61,11 +68,30 @@ class Editor3D(QObject):
         self._render_timer.setSingleShot(True)
         self._render_timer.setInterval(0)
         self._render_timer.timeout.connect(self.render_now)
-        self.widget.installEventFilter(self)
-        self.widget.setMouseTracking(True)
+        self.active = False
         doc.events.changed.connect(self.refresh)
         doc.events.current.connect(self._on_current)
+
+    def attach(self) -> None:
+        """Take the widget: follow its mouse and draw the document (the camera framed)."""
+        if self.active:
+            return
+        self.active = True
+        self.widget.installEventFilter(self)
+        self.widget.setMouseTracking(True)
+        self._frame_next = True
         self.refresh()
+
+    def detach(self) -> None:
+        """Leave the widget to another mode; the document is drawn again on `attach`."""
+        if not self.active:
+            return
+        self.active = False
+        self._render_timer.stop()
+        self._press = None
+        self.widget.removeEventFilter(self)
+        self.design = None
+        self.hover = None
 
     # -- showing the shape ----------------------------------------------------------------------
     def _on_current(self, _shape: int) -> None:
@@ -73,16 +99,20 @@ class Editor3D(QObject):
         self.refresh()
 
     def refresh(self, *_args) -> None:
-        """Redraw the current shape (after any document change)."""
+        """Redraw the current shape (after any document change), while attached."""
+        if not self.active:
+            return
         doc = self.doc
         shape = doc.current
+        placed: tuple = ()
         if shape == TARGET:
             req, opt = doc.target.required, doc.target.optional
             color = design_scene.TARGET_COLOR
+            placed = tuple((p.cells, p.color) for p in doc.placed)
         else:
             piece = doc.pieces[shape]
             req, opt, color = piece.cells, frozenset(), piece.color
-        self.design = design_scene.build(req, opt, color)
+        self.design = design_scene.build(req, opt, color, placed=placed)
         frame = self._frame_next or self._shown_shape != shape
         self.renderer.show(self.design.scene, 0.0, frame=frame)
         self._frame_next = False
@@ -97,8 +127,9 @@ class Editor3D(QObject):
 
     def frame(self) -> None:
         """Fit the camera to the shape and its ground again."""
-        self.renderer.frame_camera()
-        self.schedule_render()
+        if self.active:
+            self.renderer.frame_camera()
+            self.schedule_render()
 
     def schedule_render(self) -> None:
         if not self._render_timer.isActive():
@@ -142,9 +173,16 @@ class Editor3D(QObject):
         hit = self.pick(x, y)
         if hit is None:
             return False
-        about = self.doc.cells()
+        about = self.doc.figure_cells()
         if remove:
             if hit[0] != "cube":
+                return False
+            owner = int(self.design.placed[hit[1]])
+            if owner >= 0:
+                name = self.doc.placed[owner].name
+                self.refused.emit(
+                    f"{name} is pre-placed: Design ▸ Release pre-placed pieces to edit it"
+                )
                 return False
             c = self.design.cells[hit[1]]
             cells = mirrored([(int(c[0]), int(c[1]), int(c[2]))], self.mirror, about)
@@ -176,6 +214,7 @@ class Editor3D(QObject):
         matrix[:3, 3] = cube
         box.user_matrix = matrix
         box.visibility = True
+        remove = remove and self.design.placed[hit[1]] < 0  # a pre-placed cube stays
         colour = design_scene.REMOVE_COLOR if remove else design_scene.HOVER_COLOR
         box.prop.color = _rgb(colour)
         face.user_matrix = face_matrix(cube, hit[2])
@@ -221,5 +260,4 @@ class Editor3D(QObject):
         return False
 
     def shutdown(self) -> None:
-        self._render_timer.stop()
-        self.widget.removeEventFilter(self)
+        self.detach()

@@ -5,7 +5,8 @@ optional one with the `+` brush), on a filled square removes it (with the brush,
 cube becomes optional); a right click removes. Mirror drawing applies as in the 3D view, since
 both call the same document methods. The grids cover the shape's box plus one square around it
 and one empty layer above, so a shape can grow in every direction; y runs up the grid, as the
-3D view shows it from above.
+3D view shows it from above. The target's pre-placed pieces are squares in their colours; a
+click on one changes nothing (release them first, as in the 3D view).
 """
 
 from __future__ import annotations
@@ -32,11 +33,14 @@ class LayerGrid(QWidget):
         self.ys = range(0)
         self.required: set[tuple[int, int]] = set()
         self.optional: set[tuple[int, int]] = set()
+        self.placed: dict[tuple[int, int], QColor] = {}  # pre-placed squares and their colours
         self.color = QColor(TARGET_COLOR)
 
-    def set_cells(self, xs: range, ys: range, required, optional, color: str) -> None:
+    def set_cells(self, xs: range, ys: range, required, optional, color: str, placed=()) -> None:
+        """`placed`: ((x, y), colour) of the pre-placed pieces' squares on this layer."""
         self.xs, self.ys = xs, ys
         self.required, self.optional = set(required), set(optional)
+        self.placed = {square: QColor(c) for square, c in placed}
         self.color = QColor(color)
         self.setFixedSize(self.sizeHint())
         self.update()
@@ -63,7 +67,11 @@ class LayerGrid(QWidget):
         for x in self.xs:
             for y in self.ys:
                 r = self.square_rect(x, y)
-                if (x, y) in self.required:
+                if (x, y) in self.placed:
+                    p.fillRect(r, self.placed[(x, y)])
+                    p.setPen(QPen(QColor("#303030"), 1))
+                    p.drawLine(r.topLeft() + QPoint(4, 4), r.bottomRight() - QPoint(4, 4))
+                elif (x, y) in self.required:
                     p.fillRect(r, self.color)
                 elif (x, y) in self.optional:
                     p.fillRect(r, pale)
@@ -106,12 +114,14 @@ class LayerView(QScrollArea):
 
     def refresh(self, *_args) -> None:
         doc = self.doc
+        placed: list[tuple[tuple[int, int, int], str]] = []
         if doc.current == TARGET:
             req, opt, color = doc.target.required, doc.target.optional, TARGET_COLOR
+            placed = [(c, p.color) for p in doc.placed for c in p.cells]
         else:
             piece = doc.pieces[doc.current]
             req, opt, color = piece.cells, frozenset(), piece.color
-        cells = req | opt
+        cells = req | opt | {c for c, _ in placed}
         if cells:
             lo = [min(c[a] for c in cells) for a in range(3)]
             hi = [max(c[a] for c in cells) for a in range(3)]
@@ -136,6 +146,7 @@ class LayerView(QScrollArea):
                 [(x, y) for x, y, zz in req if zz == z],
                 [(x, y) for x, y, zz in opt if zz == z],
                 color,
+                [((c[0], c[1]), colour) for c, colour in placed if c[2] == z],
             )
             grid.clicked.connect(self.square_clicked)
             self._layout.addWidget(grid)
@@ -145,8 +156,10 @@ class LayerView(QScrollArea):
         """Toggle one square (see the module doc); mirror drawing applies."""
         doc = self.doc
         cell = (x, y, z)
-        cells = mirrored([cell], self.mirror, doc.cells())
         target = doc.current == TARGET
+        if target and doc.placed_at(cell) is not None:
+            return  # a pre-placed piece's square: not the target's to change
+        cells = mirrored([cell], self.mirror, doc.figure_cells())
         if remove:
             doc.remove_cells(cells)
         elif cell not in doc.cells():

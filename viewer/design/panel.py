@@ -4,6 +4,8 @@ Row 0 is the target; row k + 1 is piece k. Selecting a row edits that shape in t
 views. A piece's name is edited in place (double click, or Rename); its colour by the Colour
 button (a `QColorDialog`); its count by the two spin boxes, `min` and `max` (equal: a fixed
 count; different: a BurrTools range). Every change is a document edit, so it can be undone.
+Pre-placed pieces (a `.soma` figure's letters) follow the pieces, greyed and not selectable:
+they are part of the target's drawing, and Design ▸ Release pre-placed pieces frees them.
 """
 
 from __future__ import annotations
@@ -106,6 +108,17 @@ class ShapePanel(QWidget):
                 item.setData(Qt.ItemDataRole.UserRole, p.name)
                 self.list.addItem(item)
                 item.setText(self._label(p))
+            for p in doc.placed:
+                item = QListWidgetItem(
+                    swatch(p.color), f"{p.name} — pre-placed, {len(p.cells)} cubes"
+                )
+                item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # shown, never edited on its own
+                item.setForeground(QColor("#7d828a"))
+                item.setToolTip(
+                    "fixed in the figure by the file; not a piece to place. "
+                    "Design ▸ Release pre-placed pieces makes it an ordinary piece again."
+                )
+                self.list.addItem(item)
             self.list.setCurrentRow(doc.current + 1)
         piece = doc.current != TARGET
         for w in (self.duplicate_button, self.delete_button, self.rename_button,
@@ -121,9 +134,11 @@ class ShapePanel(QWidget):
                 self.max_copies.setValue(0)
         lo, hi = doc.state.piece_volume_range
         volume = f"{lo}..{hi}" if lo != hi else str(lo)
+        fixed = len(doc.state.placed_cells)
         self.info.setText(
             f"{len(doc.pieces)} pieces, {volume} cubes; target {len(doc.target.required)}"
             + (f" + {len(doc.target.optional)} optional" if doc.target.optional else "")
+            + (f" (+{fixed} pre-placed)" if fixed else "")
         )
 
     @staticmethod
@@ -143,6 +158,10 @@ class ShapePanel(QWidget):
         return True
 
     def _row_changed(self, row: int) -> None:
+        if row > len(self.doc.pieces):  # a pre-placed piece: not a shape of its own
+            with QSignalBlocker(self.list):
+                self.list.setCurrentRow(self.doc.current + 1)
+            return
         if row >= 0 and row - 1 != self.doc.current:
             self.doc.select(row - 1)
 

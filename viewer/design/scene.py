@@ -8,6 +8,10 @@ face a picked mesh cell is: `DesignScene` keeps that per mesh cell (`face_cube`,
 
 The hover marks (a box around the cube under the mouse, a patch on the face that will grow) are
 built once at the origin and moved with `user_matrix`, the scenes' rule for anything that moves.
+
+The target's pre-placed pieces (a `.soma` figure's letters) are cubes of the same mesh in their
+pieces' colours: a face of one is a face to grow the target against like any other, and
+`placed` says which cubes they are (the editor refuses to remove those).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ class DesignScene:
     scene: Scene
     cells: np.ndarray  # (n, 3) the shape's cubes
     optional: np.ndarray  # (n,) bool: a target's optional cube
+    placed: np.ndarray  # (n,) int: the pre-placed piece a cube belongs to, -1 for none
     face_cube: np.ndarray  # per face of the shape mesh: index into `cells`
     face_normal: np.ndarray  # per face of the shape mesh: index into NORMALS
     ground_cells: np.ndarray  # per ground square: the (x, y, z) a click there adds
@@ -150,18 +155,28 @@ def face_matrix(cell, normal: int) -> np.ndarray:
 
 
 def build(
-    required: frozenset, optional: frozenset, color: str, floor: int | None = None
+    required: frozenset,
+    optional: frozenset,
+    color: str,
+    floor: int | None = None,
+    placed: tuple[tuple[frozenset, str], ...] = (),
 ) -> DesignScene:
-    """The scene of one shape: `required` cubes in `color`, `optional` ones faded, on a
-    ground grid under the lowest layer (at z = 0 for an empty shape)."""
+    """The scene of one shape: `required` cubes in `color`, `optional` ones faded, the
+    `placed` pieces' cubes ((cells, colour) each) in their colours, on a ground grid under the
+    lowest layer (at z = 0 for an empty shape)."""
     from tessera.viewer.scenes.base import hex_rgb
 
     req = sorted(required)
     opt = sorted(optional - required)
-    cells = np.array(req + opt, np.int64).reshape(-1, 3)
-    is_optional = np.array([False] * len(req) + [True] * len(opt), bool)
+    taken = set(required) | set(optional)
+    fixed = [(c, k) for k, (cs, _) in enumerate(placed) for c in sorted(cs) if c not in taken]
+    cells = np.array(req + opt + [c for c, _ in fixed], np.int64).reshape(-1, 3)
+    is_optional = np.array([False] * len(req) + [True] * len(opt) + [False] * len(fixed), bool)
+    owner = np.array([-1] * (len(req) + len(opt)) + [k for _, k in fixed], np.int64)
     base = np.array(hex_rgb(color), float)
     colours = np.where(is_optional[:, None], _faded(base), base)
+    for k, (_, piece_colour) in enumerate(placed):
+        colours[owner == k] = np.array(hex_rgb(piece_colour), float)
     if floor is None:
         floor = int(cells[:, 2].min()) if len(cells) else 0
     face_cube, face_normal = shape_faces(cells)
@@ -190,4 +205,6 @@ def build(
         return {"hover-face": Pose(visible=False), "hover-box": Pose(visible=False)}
 
     scene = Scene(actors, 0, pose, bounds, view=(0.9, -1.7, 1.3))
-    return DesignScene(scene, cells, is_optional, face_cube, face_normal, ground_cells, floor)
+    return DesignScene(
+        scene, cells, is_optional, owner, face_cube, face_normal, ground_cells, floor
+    )
