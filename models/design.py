@@ -32,7 +32,6 @@ import gzip
 import itertools
 import json
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -44,6 +43,7 @@ from tessera.models import geometry
 from tessera.models.atomic import atomic_path
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import PALETTE, Piece, PolycubePuzzle, Target, layers_text
+from tessera.models.puzzle_writers import to_xmpuzzle as puzzle_to_xmpuzzle
 from tessera.models.soma_figure import (
     FIGURE_CELLS,
     LETTERS,
@@ -790,41 +790,8 @@ def to_soma(state: DesignState) -> str:
     return head + "\n\n".join(layers) + "\n"
 
 
-def _voxel(parent: ET.Element, name: str, req, opt=frozenset()) -> None:
-    """A BurrTools `<voxel>` element: x fastest, then y, then z; `_`, `#`, `+`."""
-    allc = _array(set(req) | set(opt))
-    lo = allc.min(axis=0)
-    nx, ny, nz = (allc.max(axis=0) - lo + 1).tolist()
-    states = ["_"] * (nx * ny * nz)
-    for cells, mark in ((req, "#"), (opt, "+")):
-        for c in cells:
-            x, y, z = (np.array(c) - lo).tolist()
-            states[x + nx * (y + ny * z)] = mark
-    voxel = ET.SubElement(parent, "voxel", x=str(nx), y=str(ny), z=str(nz), type="0", name=name)
-    voxel.text = "".join(states)
-
-
 def to_xmpuzzle(state: DesignState) -> bytes:
-    """The document as BurrTools XML (uncompressed): shape 0 the target, then one shape per
-    piece, one problem with counts (or `min`/`max` ranges, which BurrTools reads and Tessera's
-    importer refuses)."""
-    check_state(state)
-    root = ET.Element("puzzle", version="2")
-    ET.SubElement(root, "gridType", type="0")
-    ET.SubElement(root, "colors")
-    shapes = ET.SubElement(root, "shapes")
-    _voxel(shapes, "target", state.target.required, state.target.optional)
-    for p in state.pieces:
-        _voxel(shapes, p.name, p.cells)
-    problems = ET.SubElement(root, "problems")
-    problem = ET.SubElement(problems, "problem", name=state.name)
-    used = ET.SubElement(problem, "shapes")
-    for k, p in enumerate(state.pieces, start=1):
-        if p.is_range:
-            ET.SubElement(used, "shape", id=str(k), min=str(p.min_copies), max=str(p.max_copies))
-        else:
-            ET.SubElement(used, "shape", id=str(k), count=str(p.min_copies))
-    ET.SubElement(problem, "result", id="0")
-    ET.SubElement(problem, "bitmap")
-    ET.SubElement(root, "comment")
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    """The document as BurrTools XML (uncompressed), through the one writer every puzzle uses
+    (`models.puzzle_writers`): counts or `min`/`max` ranges, variable cells; pre-placed pieces
+    are not BurrTools pieces, so their cells stay out of the target."""
+    return puzzle_to_xmpuzzle(to_puzzle(state), compress=False)
