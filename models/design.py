@@ -56,7 +56,6 @@ Cell = tuple[int, int, int]
 #: The shape index of the target (pieces are 0, 1, ...).
 TARGET = -1
 #: More count combinations than this (piece ranges) are not analysed one by one.
-MAX_VARIANTS = 64
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _AXES = {"x": 0, "y": 1, "z": 2}
 
@@ -635,21 +634,21 @@ def check_state(state: DesignState) -> None:
             raise DesignError(f"piece {p.name!r} has no cells")
 
 
-def count_variants(state: DesignState) -> list[tuple[int, ...]]:
-    """The piece counts a document with ranges stands for, one tuple per combination whose
-    volume fits the target (BurrTools counts those separately too); at most MAX_VARIANTS + 1
-    so the caller can tell there were too many."""
+def volume_fits(state: DesignState) -> bool:
+    """Whether some choice of copies within every piece's range has a volume between the
+    target's required cells and all its cells: the volumes reachable piece by piece, each
+    bounded by the target (so 25 sticks of 0..6 copies are a few hundred steps, not 7^25)."""
     need, room = len(state.target.required), len(state.target.cells)
-    ranges = [range(p.min_copies, p.max_copies + 1) for p in state.pieces]
-    sizes = [len(p.cells) for p in state.pieces]
-    out = []
-    for combo in itertools.product(*ranges):
-        volume = sum(s * c for s, c in zip(sizes, combo, strict=True))
-        if need <= volume <= room and any(combo):
-            out.append(combo)
-            if len(out) > MAX_VARIANTS:
-                break
-    return out
+    reachable = {0}
+    for p in state.pieces:
+        size = len(p.cells)
+        reachable = {
+            v + k * size
+            for v in reachable
+            for k in range(p.min_copies, p.max_copies + 1)
+            if v + k * size <= room
+        }
+    return any(need <= v <= room for v in reachable if v > 0)
 
 
 def to_puzzle(state: DesignState, copies: Sequence[int] | None = None) -> PolycubePuzzle:

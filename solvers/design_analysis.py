@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tessera.models.design import MAX_VARIANTS, DesignError, DesignState, count_variants, to_puzzle
+from tessera.models.design import DesignError, DesignState, to_puzzle, volume_fits
 from tessera.models.errors import PuzzleError
 from tessera.solvers.polycube_symmetry import ClassSearch, Counts
 from tessera.solvers.search_control import Cancellable
@@ -50,7 +50,6 @@ class Analysis:
     detail: str = ""
     counts: Counts | None = None
     seconds: float = 0.0
-    variants: int = 1
 
     @property
     def solutions(self) -> int | None:
@@ -128,43 +127,25 @@ class DesignAnalysis(Cancellable):
         early = precheck(self.state)
         if early is not None:
             return early
-        combos = count_variants(self.state)
-        if not combos:
+        if not volume_fits(self.state):
             return Analysis("impossible", "no solution: no count of the pieces fits the target")
-        if len(combos) > MAX_VARIANTS:
-            return Analysis(
-                "error", f"too many piece-count combinations (over {MAX_VARIANTS}) to count"
-            )
-        total = [0, 0, 0]
-        partial = False
-        for k, combo in enumerate(combos):
-            if self.cancelled:
-                partial = True
-                break
-            try:
-                puzzle = to_puzzle(self.state, combo)
-                search = ClassSearch(puzzle)
-            except PuzzleError as exc:
-                return Analysis("error", str(exc).removeprefix("None: "))
-            self._search = search
-            if self.cancelled:
-                search.cancel()
-            group = max(len(search.group.elements), 1)
-            base = total[2]
+        try:  # ranges stay ranges: one search counts every number of copies, as BurrTools does
+            search = ClassSearch(to_puzzle(self.state))
+        except PuzzleError as exc:
+            return Analysis("error", str(exc).removeprefix("None: "))
+        self._search = search
+        if self.cancelled:
+            search.cancel()
+        group = max(len(search.group.elements), 1)
 
-            def report(fraction: float, fixed: int, k=k, base=base, group=group) -> None:
-                if on_progress is not None:
-                    on_progress((k + fraction) / len(combos), base + math.ceil(fixed / group))
+        def report(fraction: float, fixed: int) -> None:
+            if on_progress is not None:
+                on_progress(fraction, math.ceil(fixed / group))
 
-            counts = search.tally(report)
-            total[0] += counts.fixed
-            total[1] += counts.up_to_rotation
-            total[2] += counts.up_to_symmetry
-            partial = partial or counts.partial
-        counts = Counts(total[0], total[1], total[2], partial)
+        counts = search.tally(report)
         seconds = time.perf_counter() - start
-        status = "stopped" if partial else "counted"
-        return Analysis(status, counts=counts, seconds=seconds, variants=len(combos))
+        status = "stopped" if counts.partial else "counted"
+        return Analysis(status, counts=counts, seconds=seconds)
 
 
 def analyse(state: DesignState, on_progress: Progress | None = None) -> Analysis:
