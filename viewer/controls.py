@@ -7,11 +7,13 @@ tests all go through the same path.
 
 from __future__ import annotations
 
+import bisect
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
+    QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
@@ -127,10 +129,21 @@ class StepBar(QToolBar):
 
 
 class SolutionPanel(QWidget):
-    """The solution list, filled while the worker runs, with progress, count and Cancel."""
+    """The solution list, filled while the worker runs, with progress, count and Cancel.
 
-    def __init__(self, parent=None) -> None:
+    For an interlocking puzzle (`solvers.interlocking`: some solution needs the
+    disassembler) every row shows BurrTools' level, e.g. "Solution 1 · level 98.2.4.2
+    (assembly 11)", and the list can be ordered hardest level first. A row always stands for
+    one solution of the state's list: `chosen` says which (its index there, whatever the
+    order), and `highlight` takes that index too. It reads the solutions from `state`."""
+
+    chosen = Signal(int)  # the person picked a row: the index of its solution in the state
+
+    ORDERS = ("as found", "hardest level first")
+
+    def __init__(self, state=None, parent=None) -> None:
         super().__init__(parent)
+        self.state = state
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.count_label = QLabel("no puzzle")
@@ -151,14 +164,29 @@ class SolutionPanel(QWidget):
         self.cancel_button.setEnabled(False)
         row.addWidget(self.cancel_button)
         layout.addLayout(row)
+        self.order = QComboBox()  # shown once a level means something
+        self.order.setObjectName("solution_order")
+        self.order.addItems(self.ORDERS)
+        self.order.setToolTip("order of the solutions")
+        self.order.setVisible(False)
+        self.order.currentIndexChanged.connect(self._reorder)
+        layout.addWidget(self.order)
         self.list = QListWidget()
         self.list.setObjectName("solutions")
+        self.list.currentRowChanged.connect(self._row_changed)
         layout.addWidget(self.list)
+        self.levels = False  # whether rows show levels (the puzzle interlocks)
+        self._rows: list[int] = []  # solution index per row
+        if state is not None:
+            state.events.scene.connect(self._follow_state)
 
     def reset(self, reason: str | None = None) -> None:
         """A new puzzle; `reason` says why it cannot have a solution (shown instead of a bare
         "0 solutions")."""
         self.list.clear()
+        self._rows = []
+        self.levels = False
+        self.order.setVisible(False)
         self.progress.setValue(0)
         self.count_label.setText("solving…")
         self.cancel_button.setEnabled(True)
@@ -169,24 +197,100 @@ class SolutionPanel(QWidget):
         """The solver's compiled kernel is being built (first solve after an install)."""
         self.count_label.setText("preparing the solver (once per install)…")
 
-    def highlight(self, row: int | None) -> None:
-        """Select `row` (None: nothing) without telling the window it was a user's choice."""
+    def highlight(self, index: int | None) -> None:
+        """Select solution `index`'s row (None: nothing) without telling the window it was a
+        user's choice."""
         self.list.blockSignals(True)
-        if row is None or row < 0:
+        if index is None or index < 0 or index not in self._rows:
             self.list.setCurrentRow(-1)
             self.list.clearSelection()
         else:
-            self.list.setCurrentRow(row)
+            self.list.setCurrentRow(self._rows.index(index))
         self.list.blockSignals(False)
 
     def add(self, total: int) -> None:
         """Show items up to `total` (the state's list length)."""
-        start = self.list.count()
+        start = len(self._rows)
+        if start >= total:
+            return
+        if not self.levels and any(self._interlocked(k) for k in range(start, total)):
+            self.levels = True
+            self.order.setVisible(True)
+            self._relabel()
         self.list.setUpdatesEnabled(False)
         for k in range(start, total):
-            self.list.addItem(f"Solution {k + 1}")
+            row = self._row_for(k)
+            self._rows.insert(row, k)
+            self.list.insertItem(row, self._text(k))
         self.list.setUpdatesEnabled(True)
 
+    # -- levels and order ---------------------------------------------------------------------
+    def _solution(self, k: int):
+        if self.state is None or k >= len(self.state.solutions):
+            return None
+        return self.state.solutions[k]
+
+    def _interlocked(self, k: int) -> bool:
+        from tessera.solvers.interlocking import InterlockedSolution
+
+        return isinstance(self._solution(k), InterlockedSolution)
+
+    def level(self, k: int) -> str:
+        """Solution k's level ("1" for one the straight plan builds)."""
+        from tessera.solvers.interlocking import level_of
+
+        solution = self._solution(k)
+        return level_of(solution) if solution is not None else ""
+
+    def _text(self, k: int) -> str:
+        if not self.levels:
+            return f"Solution {k + 1}"
+        text = f"Solution {k + 1} · level {self.level(k)}"
+        number = getattr(self._solution(k), "assembly", 0)
+        if number and number != k + 1:
+            text += f" (assembly {number})"
+        return text
+
+    def _key(self, k: int) -> tuple:
+        """Sort key of solution k in the chosen order (ascending)."""
+        if self.order.currentIndex() == 1 and self.levels:
+            from tessera.solvers.interlocking import level_key
+
+            return tuple(-v for v in level_key(self.level(k))) + (k,)
+        return (k,)
+
+    def _row_for(self, k: int) -> int:
+        if self.order.currentIndex() == 0 or not self.levels:
+            return len(self._rows)  # as found: solutions arrive in order
+        keys = [self._key(j) for j in self._rows]
+        return bisect.bisect(keys, self._key(k))
+
+    def _relabel(self) -> None:
+        for row, k in enumerate(self._rows):
+            self.list.item(row).setText(self._text(k))
+
+    def _reorder(self) -> None:
+        """Lay the rows out again in the chosen order, keeping the selection."""
+        current = self.list.currentRow()
+        chosen = self._rows[current] if 0 <= current < len(self._rows) else None
+        self._rows.sort(key=self._key)
+        self.list.blockSignals(True)
+        self.list.clear()
+        self.list.addItems([self._text(k) for k in self._rows])
+        self.list.blockSignals(False)
+        self.highlight(chosen)
+
+    def _row_changed(self, row: int) -> None:
+        if 0 <= row < len(self._rows):
+            self.chosen.emit(self._rows[row])
+
+    def _follow_state(self, *_args) -> None:
+        """In Solution mode the row of the solution shown is the one selected, in any order."""
+        state = self.state
+        if state is not None and state.mode == "solution" and state.solution_index >= 0:
+            self.highlight(state.solution_index)
+
+    # -- progress -----------------------------------------------------------------------------
     def show_progress(self, fraction: float, count: int) -> None:
         self.progress.setValue(int(round(fraction * 1000)))
         if fraction > 0 or count:  # the first report after the kernel was prepared

@@ -3,9 +3,11 @@
 Everything here follows events: the viewer state's (puzzle, solutions, step, mode, message)
 and the hands-on controller's `selection_changed`. A file written by an export is announced
 as "saved to …" with an "Open folder" button beside it (`show_saved`), which stays until the
-next puzzle. Since the state clears its message on every
-puzzle and mode change and the selection is reset with the scene, nothing shown here outlives
-what it describes ("selected: A" after another puzzle, a Play fit report after Play).
+next puzzle. In Solution mode the transient line is the scene's own account of the step
+(`Scene.describe`): for an interlocking puzzle "move 37 of 108 · level 98.2.4.2 · S8 slides
+-x by 2", with the level beside the solution number too. Since the state clears its message
+on every puzzle and mode change and the selection is reset with the scene, nothing shown here
+outlives what it describes ("selected: A" after another puzzle, a Play fit report after Play).
 """
 
 from __future__ import annotations
@@ -114,8 +116,18 @@ class StatusLine(QObject):
             cut = " (cut)" if trace is not None and trace.truncated else ""
             self.solution.setText(f"search trace{cut}")
         elif n:
-            self.solution.setText(f"solution {s.solution_index + 1} of {n}{more}")
+            text = f"solution {s.solution_index + 1} of {n}{more}"
+            level = _level(s.solution)
+            self.solution.setText(f"{text} · level {level}" if level else text)
         else:
             self.solution.setText("no solution yet" if self.solving() else "no solution")
         step = f"{s.step:.2f}".rstrip("0").rstrip(".")
         self.step.setText(f"step {step} of {s.n_steps}")
+
+
+def _level(solution) -> str:
+    """BurrTools' level of an interlocking solution ("" for any other): the status bar
+    keeps it in view while the step readout says which move is playing."""
+    from tessera.solvers.interlocking import InterlockedSolution, level_of
+
+    return level_of(solution) if isinstance(solution, InterlockedSolution) else ""

@@ -205,7 +205,7 @@ class MainWindow(QMainWindow):
         self.browser = PuzzleBrowser()
         self.browser.open_requested.connect(self.open_puzzle)
         self._dock("Puzzles", "puzzles", self.browser, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.solution_panel = SolutionPanel()
+        self.solution_panel = SolutionPanel(self.state)
         self._dock("Solutions", "solutions", self.solution_panel)
         modes = {name: self.actions[f"mode_{name}"] for name in MODES}
         self.step_bar = StepBar(self.actions, modes, self)
@@ -266,7 +266,7 @@ class MainWindow(QMainWindow):
         self.exporter.saved.connect(self.status.show_saved)
         state.events.puzzle.connect(self._show_family_controls)
         self.solution_panel.cancel_button.clicked.connect(self.cancel_solving)
-        self.solution_panel.list.currentRowChanged.connect(self._list_row_changed)
+        self.solution_panel.chosen.connect(self._list_row_changed)
         self.recent.changed.connect(self._recent_changed)
         h.selection_changed.connect(self.status.show_selection)
         h.selection_changed.connect(self.handson_bar.show_selection)

@@ -9,6 +9,15 @@ The first solve after an install compiles the numba exact-cover kernel (about 5 
 on disk). The worker checks for the compiled kernel first and, when it must be built, says so
 (`preparing`) and builds it before the search, so the window can say "preparing the solver
 (once per install)" instead of "no solution" beside "solving…".
+
+For polycube puzzles the thread also sorts assemblies from solutions
+(`solvers.interlocking`): an assembly no straight plan builds is taken apart by the
+disassembler here, so the list can show its BurrTools level and the window never runs a
+disassembly itself; one that does not come apart is no solution and is not listed (as with
+`tessera solve --disassemble`). `assemblies` counts what the search found, `count` the
+solutions listed. The disassembler's compiled search releases the GIL, and Cancel is checked
+after every assembly. Its first use after an install compiles it (about 9 s): the worker says
+`preparing` then too.
 """
 
 from __future__ import annotations
@@ -33,11 +42,34 @@ def kernel_ready() -> bool:
     try:
         from tessera.solvers._cells_kernel import run
 
-        if run.signatures:
-            return True
-        return Path(run._cache._cache_file._index_path).exists()
+        return _compiled(run)
     except Exception:  # numba's private layout changed: say nothing rather than guess
         return True
+
+
+def disassembler_ready() -> bool:
+    """The same for the disassembler's search (about 9 s to compile, once per install)."""
+    try:
+        from tessera.solvers.disassemble import _search
+
+        return _compiled(_search)
+    except Exception:
+        return True
+
+
+def _compiled(dispatcher) -> bool:
+    if dispatcher.signatures:
+        return True
+    return Path(dispatcher._cache._cache_file._index_path).exists()
+
+
+def prepare_disassembler() -> None:
+    """Compile (or load) the disassembler now: take two touching cubes apart."""
+    import numpy as np
+
+    from tessera.solvers.disassemble import disassemble
+
+    disassemble([np.zeros((1, 3), np.int64), np.array([[1, 0, 0]])])
 
 
 def prepare_kernel() -> None:
@@ -59,7 +91,9 @@ class SolveWorker(QThread):
         self.family = family
         self._job = None
         self._cancelled = False
-        self.count = 0
+        self.count = 0  # solutions listed
+        self.assemblies = 0  # what the search found (more than `count` when some lock)
+        self._disassembler_checked = False
 
     def cancel(self) -> None:
         """Ask the search to stop (any thread); `finished_search` follows shortly."""
@@ -91,7 +125,13 @@ class SolveWorker(QThread):
             self._job = self.family.solve()
             if self._cancelled:
                 self._job.cancel()
-            for solution in self._job.solutions(on_progress):
+            for found in self._job.solutions(on_progress):
+                self.assemblies += 1
+                solution = self._keep(found)
+                if solution is None:  # an assembly that does not come apart
+                    if self._cancelled:
+                        break
+                    continue
                 self.count += 1
                 if self.count <= MAX_LISTED:
                     batch.append(solution)
@@ -105,6 +145,19 @@ class SolveWorker(QThread):
             self.failed.emit(f"{type(exc).__name__}: {exc}")
         self._flush(batch, 1.0 if not self._cancelled else fraction)
         self.finished_search.emit(self._cancelled, self.count)
+
+    def _keep(self, found):
+        """What the list shows of what the search found (None: not a solution)."""
+        if self.family.family != "polycube":
+            return found
+        from tessera.solvers.interlocking import analyse, plan_assembles
+
+        if not self._disassembler_checked and not plan_assembles([p.cells for p in found.pieces]):
+            self._disassembler_checked = True  # the first interlocking assembly
+            if not disassembler_ready():
+                self.preparing.emit()
+                prepare_disassembler()
+        return analyse(self.family.puzzle, found, self.assemblies)
 
     def _flush(self, batch: list, fraction: float) -> None:
         if batch:

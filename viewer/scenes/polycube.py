@@ -2,8 +2,12 @@
 
 Each piece instance gets one actor whose mesh is the piece's own normalised shape; where it sits
 in a step is a rotation of the cube group plus an offset (its `user_matrix`). Solution mode
-follows the assembly plan: piece k flies in along the direction it slides into place. Search
-mode replays the exact-cover trace: the stack of placements standing after each event.
+follows the assembly plan: piece k flies in along the direction it slides into place. An
+interlocking assembly, which no such plan builds (a burr, pieces locked in a box), plays its
+real disassembly backwards instead (`viewer.scenes.disassembly`): move by move, groups sliding
+together, each part that came out flying back in along its axis. Boxes, cages and frames
+(`disassembly.shells`) are drawn see-through in either case, so the inside can be watched.
+Search mode replays the exact-cover trace: the stack of placements standing after each event.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import numpy as np
 
 from tessera.models import geometry
 from tessera.models.polycube import PolycubePuzzle
+from tessera.solvers.disassemble import Disassembly
+from tessera.solvers.interlocking import disassembly_of, piece_groups
 from tessera.solvers.polycube import PolycubeSolution
 from tessera.solvers.polycube_plan import assembly_plan
 from tessera.solvers.trace import EventKind
@@ -29,8 +35,10 @@ from tessera.viewer.scenes.base import (
     ease,
     quads_mesh,
 )
+from tessera.viewer.scenes.disassembly import AssemblyReplay, shells
 
 FLY_CELLS = 1.0  # how far beyond the target a piece starts its flight
+SHELL_OPACITY = 0.3  # a box, cage or frame: the pieces inside show through
 
 
 def piece_mesh(cells: np.ndarray):
@@ -118,11 +126,8 @@ def _hidden(actors: list[ActorSpec]) -> dict[str, Pose]:
     return {a.key: Pose(visible=False) for a in actors if a.role == "piece"}
 
 
-def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
-    plan = assembly_plan(puzzle, solution)
-    order = [(s.piece_index, np.array(s.vector, float)) for s in plan.steps]
-    # Pieces no straight move can bring in (a burr's last key) drop in from above, marked stuck.
-    order += [(k, np.array((0.0, 0.0, -1.0))) for k in plan.stuck]
+def _placed(puzzle, solution, keys_of_type) -> tuple[dict[int, str], dict[int, np.ndarray]]:
+    """Per piece instance of the solution: its actor's key and its assembled matrix."""
     seen_of_type: dict[int, int] = {}
     key_of: dict[int, str] = {}
     final: dict[int, np.ndarray] = {}
@@ -131,6 +136,29 @@ def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
         seen_of_type[placed.piece] = j + 1
         key_of[k] = keys_of_type[placed.piece][j]
         final[k] = placement_matrix(puzzle.pieces[placed.piece].cells, placed.cells)
+    return key_of, final
+
+
+def _see_through(puzzle, solution, actors, key_of) -> None:
+    """Boxes, cages and frames (`disassembly.shells`) become translucent."""
+    cells = [p.cells for p in solution.pieces]
+    keys = {key_of[k] for k in shells(cells, piece_groups(puzzle, solution))}
+    for spec in actors:
+        if spec.key in keys:
+            spec.opacity = SHELL_OPACITY
+
+
+def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
+    key_of, final = _placed(puzzle, solution, keys_of_type)
+    _see_through(puzzle, solution, actors, key_of)
+    result = disassembly_of(puzzle, solution)  # None: the straight plan builds it
+    if result is not None and result.complete:
+        return _disassembly_scene(solution, result, actors, key_of, final)
+    plan = assembly_plan(puzzle, solution)
+    order = [(s.piece_index, np.array(s.vector, float)) for s in plan.steps]
+    # Pieces no straight move can bring in, in an assembly that does not come apart either,
+    # drop in from above, marked stuck.
+    order += [(k, np.array((0.0, 0.0, -1.0))) for k in plan.stuck]
     lo = np.array(bounds[0::2])
     hi = np.array(bounds[1::2])
     span = hi - lo
@@ -171,6 +199,38 @@ def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
         return f"{names[key_of[k]]} slides in along {direction}"
 
     return Scene(actors, n, pose, bounds, describe=describe)
+
+
+def _disassembly_scene(solution, result: Disassembly, actors, key_of, final) -> Scene:
+    """An interlocking assembly: its disassembly backwards (`disassembly.AssemblyReplay`),
+    from the base alone at step 0 to the assembly at the last step; the pieces of the move
+    under way are highlighted, the others dimmed."""
+    cells = [p.cells for p in solution.pieces]
+    replay = AssemblyReplay.of(cells, result)
+    n = replay.n_steps
+    names_by_key = {a.key: a.name for a in actors}
+    names = [names_by_key[key_of[k]] for k in range(len(cells))]
+
+    def pose(step: float) -> dict[str, Pose]:
+        offsets, visible = replay.at(step)
+        current = replay.move_at(step)
+        moving = set(current[1].pieces) if current is not None else set()
+        out = _hidden(actors)
+        for k in range(len(cells)):
+            if not visible[k]:
+                continue
+            matrix = final[k].copy()
+            matrix[:3, 3] += offsets[k]
+            if current is None or step >= n:
+                emphasis = "normal"
+            else:
+                emphasis = "active" if k in moving else "dim"
+            out[key_of[k]] = Pose(matrix, True, emphasis)
+        return out
+
+    return Scene(
+        actors, n, pose, replay.bounds(cells), describe=lambda step: replay.describe(step, names)
+    )
 
 
 def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
