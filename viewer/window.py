@@ -117,6 +117,15 @@ def dark_palette() -> QPalette:
     return p
 
 
+def _within(bounds, framed) -> bool:
+    """Whether the box `bounds` (xmin, xmax, ymin, ymax, zmin, zmax) lies inside `framed`."""
+    if framed is None:
+        return False
+    return all(bounds[2 * a] >= framed[2 * a] - 1e-6 for a in range(3)) and all(
+        bounds[2 * a + 1] <= framed[2 * a + 1] + 1e-6 for a in range(3)
+    )
+
+
 class MainWindow(QMainWindow):
     """The desktop viewer. `actions` holds every QAction by name (tests trigger them)."""
 
@@ -141,6 +150,7 @@ class MainWindow(QMainWindow):
         self._closed = False
         self._old_workers: list[SolveWorker] = []
         self._frame_next = True  # the next scene shown frames the camera
+        self._framed: tuple[float, ...] | None = None  # the bounds it was last framed on
         self.last_error = ""
         self.error_dialog = None  # the last error box opened (tests look at it)
         self.prefs = Preferences()
@@ -678,7 +688,12 @@ class MainWindow(QMainWindow):
         if self.state.mode in ("play", "design"):
             return  # the Play table or the editor owns the view; this scene waits
         self._stop_fade()
-        self.renderer.show(scene, self.state.step, frame=self._frame_next or scene.flat)
+        # frame again when the scene reaches past what the camera was framed on (a burr's
+        # disassembly spreads its pieces far beyond the target the empty scene showed)
+        frame = self._frame_next or scene.flat or not _within(scene.bounds, self._framed)
+        self.renderer.show(scene, self.state.step, frame=frame)
+        if frame:
+            self._framed = tuple(scene.bounds)
         self._frame_next = False
         self.handson.scene_replaced()
         self.step_bar.depth_map.set_timeline(
