@@ -26,11 +26,19 @@ contradictions), or on the places left for a digit in a row or column when those
 after a branch is exhausted its choice is ruled out in the parent and propagated. A search
 that goes `AUTO_BUDGET` nodes without a solution is started over with failed-literal probing
 at every node, which settles even the worst 9×9 we have seen with almost no branching.
+
+Trace: each event is a `KenKenEvent` that also carries every cell's candidates just after it,
+as the search had them (Search mode's pencil marks): after a guess, what propagation left;
+after a backtrack, the node's candidates with the refuted digit struck out (and propagated,
+when the node goes on). Two bytes a cell, so a 9×9 trace of the 20,000 events Search mode
+records at most (`solvers.registry.MAX_TRACE_EVENTS`) holds about 4 MB of them.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from functools import reduce
 from math import prod
 from operator import and_, or_
@@ -38,16 +46,19 @@ from operator import and_, or_
 from tessera.models.kenken import KenKenPuzzle, cage_tuples
 from tessera.solvers.exact_cover import ExactCoverProblem
 from tessera.solvers.search_control import Cancelled, Report, Search, tree_fraction
-from tessera.solvers.trace import EventKind, TraceEvent
+from tessera.solvers.trace import EventKind, TraceEvent, stack_at
 
 __all__ = [
     "Cancelled",
+    "KenKenEvent",
     "KenKenSearch",
     "LEVELS",
     "NodeLimit",
+    "candidates_at",
     "choice_id",
     "count_solutions",
     "decode_choice",
+    "digits_of",
     "exact_cover_problem",
     "grade",
     "known_digits",
@@ -70,6 +81,23 @@ def decode_choice(choice: int, size: int) -> tuple[int, int, int]:
     """(row, col, digit) of a trace choice id, for the viewer's Search mode."""
     cell, digit = divmod(choice, 10)
     return cell // size, cell % size, digit
+
+
+@dataclass(frozen=True, slots=True)
+class KenKenEvent(TraceEvent):
+    """A trace event that also says what the search knew just after it: every cell's
+    candidates as a bit mask (bit d−1 for digit d), packed two bytes a cell in reading order.
+    One mechanism for the viewer: the same events, with the state Search mode draws."""
+
+    candidates: bytes = field(default=b"", repr=False, compare=False)
+
+    def masks(self) -> list[int]:
+        """The candidates of each cell, in reading order."""
+        return array("H", self.candidates).tolist()
+
+
+def _pack(dom: Sequence[int]) -> bytes:
+    return array("H", dom).tobytes()
 
 
 class _Plan:
@@ -412,7 +440,6 @@ class KenKenSearch(Search):
         self._branches: list[list[int]] = []  # per depth: [index, count]
         self._probing = probe is True
         self._budget: int | None = None
-        self._open: list[int] = []  # choices placed and not yet taken back (for the trace)
 
     def progress(self) -> float:
         """Fraction of the search tree behind us, from the branch indices near the root."""
@@ -436,13 +463,7 @@ class KenKenSearch(Search):
                             self._budget = None
                         yield grid
                     state = None
-                except _Restart:
-                    if self.tracing:
-                        for depth in range(len(self._open) - 1, -1, -1):
-                            self.events.append(
-                                TraceEvent(EventKind.REMOVE, self._open[depth], depth)
-                            )
-                    self._open.clear()
+                except _Restart:  # every open guess was taken back on the way out
                     self._budget = None
                     self._probing = True
             if state is not None:
@@ -454,16 +475,20 @@ class KenKenSearch(Search):
         if not self.cancelled:
             self.done = True
 
+    def _trace(self, kind: EventKind, choice: int, depth: int, dom: Sequence[int]) -> None:
+        self.events.append(KenKenEvent(kind, choice, depth, _pack(dom)))
+
     def _search(self, state: _State, depth: int, report: Report | None):
         """Depth-first below `state`; raises `NodeLimit` when the node limit is spent."""
         plan = self._plan
+        tracing = self.tracing
         if self._probing and not _probe(plan, state):
             return
         options = _branching(plan, state.dom)
         if options is None:
             self.found += 1
-            if self.tracing:
-                self.events.append(TraceEvent(EventKind.SOLUTION, -1, depth))
+            if tracing:
+                self._trace(EventKind.SOLUTION, -1, depth, state.dom)
             yield _grid(plan, state.dom)
             return
         branch = [0, len(options)]
@@ -485,26 +510,37 @@ class KenKenSearch(Search):
                 if report is not None and not self.nodes & 63:
                     report()
                 choice = choice_id(cell // n, cell % n, digit, n)
-                if self.tracing:
-                    self.events.append(TraceEvent(EventKind.PLACE, choice, depth))
-                    self._open.append(choice)
                 last = index == len(options) - 1
-                child = state if last else state.copy()
+                # a trace keeps this node's candidates for its backtrack event
+                child = state if last and not tracing else state.copy()
                 child.dom[cell] = bit
-                if _propagate(plan, child, {plan.cage_of[cell]}, [cell], MAX_LEVEL):
-                    yield from self._search(child, depth + 1, report)
-                if self.tracing and not self._cancel.is_set():
-                    self.events.append(TraceEvent(EventKind.REMOVE, choice, depth))
-                    self._open.pop()
-                if last:
-                    break
+                consistent = _propagate(plan, child, {plan.cage_of[cell]}, [cell], MAX_LEVEL)
+                if tracing:  # what propagation left (up to the contradiction, if it failed)
+                    self._trace(EventKind.PLACE, choice, depth, child.dom)
+                if consistent:
+                    try:
+                        yield from self._search(child, depth + 1, report)
+                    except _Restart:  # started over: every open guess is taken back
+                        if tracing:
+                            self._trace(EventKind.REMOVE, choice, depth, state.dom)
+                        raise
+                if self._cancel.is_set():
+                    return
                 # every solution with this choice is behind us: rule it out and propagate
                 remaining = state.dom[cell] & ~bit
-                if not remaining:
-                    break
-                state.dom[cell] = remaining
-                singles = [cell] if not remaining & (remaining - 1) else []
-                if not _propagate(plan, state, {plan.cage_of[cell]}, singles, MAX_LEVEL):
+                going_on = not last and remaining
+                if going_on:
+                    state.dom[cell] = remaining
+                    singles = [cell] if not remaining & (remaining - 1) else []
+                    going_on = _propagate(plan, state, {plan.cage_of[cell]}, singles, MAX_LEVEL)
+                if tracing:
+                    if going_on:
+                        self._trace(EventKind.REMOVE, choice, depth, state.dom)
+                    else:  # a dead end: the cell keeps what is left of it, maybe nothing
+                        dom = state.dom[:]
+                        dom[cell] = remaining
+                        self._trace(EventKind.REMOVE, choice, depth, dom)
+                if not going_on:
                     break
         finally:
             self._branches.pop()
@@ -606,28 +642,49 @@ def grade(puzzle: KenKenPuzzle) -> str:
     return LEVELS[-1]
 
 
-def known_digits(puzzle: KenKenPuzzle, choices: Sequence[int] = ()) -> Grid:
-    """The digits certain after placing trace `choices` (e.g. `stack_at(events, step)`) and
-    propagating: what the viewer shows at a step of the search. 0 marks an open cell; an
-    inconsistent set of choices shows the cells placed so far."""
+def _replay(puzzle: KenKenPuzzle, choices: Sequence[int]) -> list[int]:
+    """Every cell's candidates after placing trace `choices` and propagating; an inconsistent
+    set of choices stops at the first that fails, shown placed."""
     plan = _Plan(puzzle)
-    n = plan.n
     state = _initial(plan, MAX_LEVEL)
     if state is None:
-        return [[0] * n for _ in range(n)]
+        return [0] * plan.ncells
     for choice in choices:
-        r, c, digit = decode_choice(choice, n)
-        cell = r * n + c
+        r, c, digit = decode_choice(choice, plan.n)
+        cell = r * plan.n + c
         trial = state.copy()
         trial.dom[cell] &= 1 << (digit - 1)
         if not trial.dom[cell] or not _propagate(plan, trial, {plan.cage_of[cell]}, [cell], 2):
             state.dom[cell] = 1 << (digit - 1)
             break
         state = trial
+    return state.dom
+
+
+def digits_of(masks: Sequence[int], size: int) -> Grid:
+    """The digits certain in a set of candidates (a one-digit mask); 0 marks an open cell."""
     return [
-        [d.bit_length() if not d & (d - 1) else 0 for d in state.dom[r * n : r * n + n]]
-        for r in range(n)
+        [d.bit_length() if d and not d & (d - 1) else 0 for d in masks[r * size : r * size + size]]
+        for r in range(size)
     ]
+
+
+def known_digits(puzzle: KenKenPuzzle, choices: Sequence[int] = ()) -> Grid:
+    """The digits certain after placing trace `choices` (e.g. `stack_at(events, step)`) and
+    propagating. 0 marks an open cell; an inconsistent set of choices shows the cells placed
+    so far."""
+    return digits_of(_replay(puzzle, choices), puzzle.size)
+
+
+def candidates_at(puzzle: KenKenPuzzle, events: list[TraceEvent], step: int) -> list[int]:
+    """Every cell's candidates (bit masks, reading order) after the first `step` events of a
+    trace: what Search mode shows at that step. A `KenKenEvent` says it itself; at step 0 it
+    is what propagation alone gives, exactly where the search starts; a plain event (a trace
+    written by hand) is replayed from the guesses standing then."""
+    step = min(max(step, 0), len(events))
+    if step and isinstance(events[step - 1], KenKenEvent) and events[step - 1].candidates:
+        return events[step - 1].masks()
+    return _replay(puzzle, stack_at(events, step) if step else ())
 
 
 # -- the exact-cover formulation (the benchmark's reference, and an independent check) -----

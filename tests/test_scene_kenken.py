@@ -7,18 +7,18 @@ import numpy as np
 import pytest
 
 from tessera.cli.main import main
-from tessera.solvers.kenken import choice_id, known_digits
+from tessera.solvers.kenken import candidates_at, choice_id, digits_of
 from tessera.solvers.trace import EventKind, TraceEvent, stack_at
 from tessera.viewer import export
 from tessera.viewer.families import Trace, load
 from tessera.viewer.render import SceneRenderer
 from tessera.viewer.scenes import build_scene
-from tessera.viewer.scenes.base import text_triangles
 from tessera.viewer.scenes.kenken import (
     DIGIT_HEIGHT,
     GLYPH_DEPTH,
     Wheel,
     cell_centre,
+    flat_triangles,
 )
 from tests.conftest import puzzle_file
 
@@ -48,7 +48,7 @@ def ink(image: np.ndarray) -> np.ndarray:
 def test_each_wheel_shows_one_digit_and_hides_the_rest(n):
     wheel = Wheel(n)
     mesh = wheel.mesh()
-    sizes = [len(text_triangles(str(d), DIGIT_HEIGHT, GLYPH_DEPTH)[0]) for d in range(1, n + 1)]
+    sizes = [len(flat_triangles(str(d), DIGIT_HEIGHT)[0]) for d in range(1, n + 1)]
     block_depth = wheel.radius + wheel.outer
     centre = cell_centre(n, 0, 0)
     assert wheel.min_grow < 0.6  # a digit is seen growing for most of its step
@@ -84,14 +84,14 @@ def test_solution_fills_cells_one_by_one_cage_by_cage(nyt):
 
 
 def check_search_poses(family, trace) -> None:
-    """At every step: the digits shown are those the standing guesses make certain."""
+    """At every step: the digits shown are the cells the search has one candidate left for."""
     events = trace.events
     scene = build_scene(family, None, "search", trace)
     n = family.puzzle.size
     assert scene.n_steps == len(events)
     for step in range(len(events) + 1):
         stack = stack_at(events, step)
-        grid = known_digits(family.puzzle, stack)
+        grid = digits_of(candidates_at(family.puzzle, events, step), n)
         pose = scene.pose(step)
         shown = {k for k, p in pose.items() if k.startswith("digit-") and p.visible}
         assert shown == {f"digit-{r}-{c}" for r in range(n) for c in range(n) if grid[r][c]}

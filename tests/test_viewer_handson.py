@@ -20,9 +20,12 @@ from tests.conftest import puzzle_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-#: op from PlayModel.path_to -> the QAction a player presses
-TURN = {(a, t): f"turn_{'xyz'[a]}_{'pos' if t > 0 else 'neg'}" for a in range(3) for t in (1, -1)}
-MOVE = {(a, c): f"move_{'xyz'[a]}_{'pos' if c > 0 else 'neg'}" for a in range(3) for c in (1, -1)}
+
+def action_for(window, op: str, axis: int, amount: int) -> str:
+    """The QAction a player presses for an op of `PlayModel.path_to` (a world axis): the
+    buttons are named in the view's terms (→, ↺), so which one it is depends on the camera."""
+    meanings = window.handson.action_meanings()
+    return next(name for name, meant in meanings.items() if meant == (op, axis, amount))
 
 
 def open_soma(qtbot, window, solutions: int = 1) -> None:
@@ -64,7 +67,7 @@ def colour_mask(image: np.ndarray, color: str, tol: float = 0.06) -> np.ndarray:
 def press(window, ops) -> None:
     """Play `PlayModel.path_to(..., single_steps=True)` through the QActions, key by key."""
     for op, axis, amount in ops:
-        name = TURN[axis, amount] if op == "rotate" else MOVE[axis, amount]
+        name = action_for(window, op, axis, amount)
         assert window.actions[name].isEnabled(), name
         window.actions[name].trigger()
 
@@ -128,7 +131,8 @@ def test_click_selects_then_actions_turn_and_move_with_a_glide(qtbot, window):
     a["turn_z_neg"].trigger()
     assert model.pose(k) == start
     window.handson.view.duration_ms = 60
-    for name, axis, delta in (("move_x_pos", 0, 1), ("move_z_pos", 2, 1), ("move_y_neg", 1, -1)):
+    for axis, delta in ((0, 1), (2, 1), (1, -1)):
+        name = action_for(window, "move", axis, delta)
         before = model.pose(k).offset
         a[name].trigger()
         assert model.pose(k).offset[axis] == before[axis] + delta
@@ -181,8 +185,9 @@ def test_an_illegal_move_is_flagged_and_undo_clears_it(qtbot, window):
     clean = colour_mask(picture(window), FLAG).sum()
     # slide it until it sticks out of the 3x3x3 target
     cells = model.cells(piece)
-    name, steps = ("move_x_pos", 3 - cells[:, 0].max()) if cells[:, 0].min() == 0 else (
-        "move_x_neg", cells[:, 0].min() + 1)  # fmt: skip
+    direction, steps = (1, 3 - cells[:, 0].max()) if cells[:, 0].min() == 0 else (
+        -1, cells[:, 0].min() + 1)  # fmt: skip
+    name = action_for(window, "move", 0, direction)
     for _ in range(steps):
         window.actions[name].trigger()
     fit = model.fit()

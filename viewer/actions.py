@@ -82,18 +82,19 @@ MODE_TIPS = {
 
 #: name -> (text, shortcut, tip): the hands-on viewer's actions (keys per issue 7)
 HANDSON_ACTIONS = {
-    "turn_x_pos": ("Turn about x", "X", "a quarter turn of the selected piece about x"),
-    "turn_x_neg": ("Turn back about x", "Shift+X", "a quarter turn the other way about x"),
-    "turn_y_pos": ("Turn about y", "Y", "a quarter turn of the selected piece about y"),
-    "turn_y_neg": ("Turn back about y", "Shift+Y", "a quarter turn the other way about y"),
-    "turn_z_pos": ("Turn about z", "Z", "a quarter turn of the selected piece about z"),
-    "turn_z_neg": ("Turn back about z", "Shift+Z", "a quarter turn the other way about z"),
-    "move_x_neg": ("Move −x", "Ctrl+Left", "one cell towards −x"),
-    "move_x_pos": ("Move +x", "Ctrl+Right", "one cell towards +x"),
-    "move_y_pos": ("Move +y", "Ctrl+Up", "one cell towards +y"),
-    "move_y_neg": ("Move −y", "Ctrl+Down", "one cell towards −y"),
-    "move_z_pos": ("Move up (+z)", "Ctrl+PgUp", "one cell up"),
-    "move_z_neg": ("Move down (−z)", "Ctrl+PgDown", "one cell down"),
+    # moves and turns in the view's terms: ActionSync.relabel names them from the camera
+    "turn_x_pos": ("Tip forward", "X", "a quarter turn: the top comes toward you"),
+    "turn_x_neg": ("Tip back", "Shift+X", "a quarter turn: the top goes away from you"),
+    "turn_y_pos": ("Spin right", "Y", "a quarter turn: the front goes to the right"),
+    "turn_y_neg": ("Spin left", "Shift+Y", "a quarter turn: the front goes to the left"),
+    "turn_z_pos": ("Turn anticlockwise", "Z", "a quarter turn anticlockwise, as you see it"),
+    "turn_z_neg": ("Turn clockwise", "Shift+Z", "a quarter turn clockwise, as you see it"),
+    "move_x_neg": ("Move left", "Ctrl+Left", "one cell to the left on screen"),
+    "move_x_pos": ("Move right", "Ctrl+Right", "one cell to the right on screen"),
+    "move_y_pos": ("Move up", "Ctrl+Up", "one cell up the screen"),
+    "move_y_neg": ("Move down", "Ctrl+Down", "one cell down the screen"),
+    "move_z_pos": ("Move toward you", "Ctrl+PgUp", "one cell toward you, out of the screen"),
+    "move_z_neg": ("Move away", "Ctrl+PgDown", "one cell away from you, into the screen"),
     "undo": ("Undo", "Ctrl+Z", "undo the last move"),
     "redo": ("Redo", "Ctrl+Shift+Z", "redo the move undone"),
     "reset_play": ("Reset pieces", "Ctrl+Shift+R", "every piece back beside the target"),
@@ -103,9 +104,9 @@ HANDSON_ACTIONS = {
     "export_stl": ("Export &STL…", "Ctrl+Shift+S", "pieces as STL files for 3D printing"),
 }
 TOOLBAR_TEXT = {
-    "turn_x_pos": "X↻", "turn_x_neg": "X↺", "turn_y_pos": "Y↻", "turn_y_neg": "Y↺",
-    "turn_z_pos": "Z↻", "turn_z_neg": "Z↺", "move_x_neg": "−x", "move_x_pos": "+x",
-    "move_y_neg": "−y", "move_y_pos": "+y", "move_z_neg": "−z", "move_z_pos": "+z",
+    "turn_x_pos": "Tip ↓", "turn_x_neg": "Tip ↑", "turn_y_pos": "Spin →", "turn_y_neg": "Spin ←",
+    "turn_z_pos": "↺", "turn_z_neg": "↻", "move_x_neg": "←", "move_x_pos": "→",
+    "move_y_neg": "↓", "move_y_pos": "↑", "move_z_neg": "Away", "move_z_pos": "Toward",
     "undo": "Undo", "redo": "Redo", "reset_play": "Reset", "hint": "Hint",
     "apply_hint": "Place hint", "ghost": "Ghost",
 }  # fmt: skip
@@ -257,7 +258,19 @@ class ActionSync(QObject):
         state.events.mode.connect(self.update)
         state.events.puzzle.connect(self.update)
         handson.actions_changed.connect(self.update)
+        handson.view_terms_changed.connect(self.relabel)
         self.update()
+        self.relabel()
+
+    def relabel(self) -> None:
+        """The move and turn actions in the view's terms (→, ↺, …), their tips naming the
+        world axis each means from the camera now (`HandsOn.action_labels`)."""
+        for name, (button, text, tip) in self.handson.action_labels().items():
+            action = self.actions[name]
+            action.setIconText(button)
+            action.setText(text)
+            key = action.shortcut().toString()
+            action.setToolTip(f"{tip} ({key})" if key else tip)
 
     def update(self) -> None:
         a, state = self.actions, self.state

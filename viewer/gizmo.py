@@ -1,9 +1,10 @@
 """The axis gizmo: +x, +y, +z arrows in a corner of the 3D view that turn with the camera.
 
-Every hands-on control is named after an axis (X↻, −y, Ctrl+PgUp = +z) and the mouse turns
-pieces about the axis nearest the view, so the axes must be readable after any orbit. It is
-VTK's orientation marker widget (pyvista's `add_axes`): its own small renderer in a corner, on
-top of the scene, following the main camera, not pickable.
+The hands-on buttons say → or ↺ but mean the world axis nearest that screen direction (their
+tooltips name it), and the mouse turns pieces about the axis nearest the view, so the axes must
+be readable after any orbit. It is VTK's orientation marker widget (pyvista's `add_axes`): its
+own small renderer in a corner, on top of the scene, following the main camera, not pickable.
+A flat board (KenKen, dominoes) turns it off (`HandsOn.scene_replaced`): it would cover a cell.
 """
 
 from __future__ import annotations

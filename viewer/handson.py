@@ -18,26 +18,64 @@ from PySide6.QtCore import QObject, QThread, Signal
 from tessera.models.play import PlayModel
 from tessera.viewer.gizmo import add_gizmo
 from tessera.viewer.inspect_view import Inspector, InspectState
-from tessera.viewer.mouse import MouseHands
+from tessera.viewer.mouse import MouseHands, screen_axes
 from tessera.viewer.play_view import PlayView, key_of
 from tessera.viewer.state import ViewerState
 
-MOVE_KEYS = {  # action name -> (axis, cells)
-    "move_x_pos": (0, 1),
-    "move_x_neg": (0, -1),
-    "move_y_pos": (1, 1),
-    "move_y_neg": (1, -1),
-    "move_z_pos": (2, 1),
-    "move_z_neg": (2, -1),
+#: The screen's directions the Play buttons are named by: "right" across the screen, "up" it,
+#: "toward" out of it (at you). Each means, at any moment, the world axis nearest to it
+#: (`viewer.mouse.screen_axes`, the one the mouse's drags and wheel turns use too).
+SCREEN = ("toward", "right", "up")
+MOVE_KEYS = {  # action name -> (screen direction, cells)
+    "move_x_pos": ("right", 1),
+    "move_x_neg": ("right", -1),
+    "move_y_pos": ("up", 1),
+    "move_y_neg": ("up", -1),
+    "move_z_pos": ("toward", 1),
+    "move_z_neg": ("toward", -1),
 }
-TURN_KEYS = {  # action name -> (axis, quarter turns)
-    "turn_x_pos": (0, 1),
-    "turn_x_neg": (0, -1),
-    "turn_y_pos": (1, 1),
-    "turn_y_neg": (1, -1),
-    "turn_z_pos": (2, 1),
-    "turn_z_neg": (2, -1),
+TURN_KEYS = {  # action name -> (screen direction turned about, quarter turns, right-handed)
+    "turn_x_pos": ("right", 1),
+    "turn_x_neg": ("right", -1),
+    "turn_y_pos": ("up", 1),
+    "turn_y_neg": ("up", -1),
+    "turn_z_pos": ("toward", 1),
+    "turn_z_neg": ("toward", -1),
 }
+#: action name -> (button text, menu text, tip) in the view's terms; the tip gets the world
+#: axis it means now. A right-handed quarter turn about "right" brings the top towards you
+#: (the front goes down), about "up" takes the front to the right, about "toward" turns
+#: anticlockwise as seen.
+VIEW_LABELS = {
+    "move_x_pos": ("→", "Move right", "one cell to the right on screen"),
+    "move_x_neg": ("←", "Move left", "one cell to the left on screen"),
+    "move_y_pos": ("↑", "Move up", "one cell up the screen"),
+    "move_y_neg": ("↓", "Move down", "one cell down the screen"),
+    "move_z_pos": ("Toward", "Move toward you", "one cell toward you, out of the screen"),
+    "move_z_neg": ("Away", "Move away", "one cell away from you, into the screen"),
+    "turn_x_pos": ("Tip ↓", "Tip forward", "a quarter turn: the top comes toward you"),
+    "turn_x_neg": ("Tip ↑", "Tip back", "a quarter turn: the top goes away from you"),
+    "turn_y_pos": ("Spin →", "Spin right", "a quarter turn: the front goes to the right"),
+    "turn_y_neg": ("Spin ←", "Spin left", "a quarter turn: the front goes to the left"),
+    "turn_z_pos": ("↺", "Turn anticlockwise", "a quarter turn anticlockwise, as you see it"),
+    "turn_z_neg": ("↻", "Turn clockwise", "a quarter turn clockwise, as you see it"),
+}
+
+
+def world_terms(camera) -> dict[str, tuple[int, int]]:
+    """Each screen direction (`SCREEN`) as (world axis, sign) for a camera."""
+    return dict(zip(SCREEN, screen_axes(camera), strict=True))
+
+
+def action_meanings(terms: dict[str, tuple[int, int]]) -> dict[str, tuple[str, int, int]]:
+    """What each move and turn action does under `terms`: (op, world axis, amount), op being
+    "move" or "rotate" as in `PlayModel.path_to`."""
+    out = {}
+    for op, keys in (("move", MOVE_KEYS), ("rotate", TURN_KEYS)):
+        for name, (direction, amount) in keys.items():
+            axis, sign = terms[direction]
+            out[name] = (op, axis, sign * amount)
+    return out
 
 
 class Task(QThread):
@@ -79,6 +117,9 @@ class HandsOn(QObject):
     frame = Signal()
     hint_ready = Signal(object)  # a solvers.polycube_hint.Hint
     solved_as = Signal(int)  # the distinct solution number of a solved table (0: unknown)
+    #: the camera turned far enough that a screen direction means another world axis: the
+    #: move and turn buttons are relabelled (`action_labels`)
+    view_terms_changed = Signal()
 
     def __init__(self, state: ViewerState, renderer, parent=None) -> None:
         super().__init__(parent)
@@ -105,6 +146,33 @@ class HandsOn(QObject):
         if widget is not None and hasattr(widget, "installEventFilter"):
             self.mouse = MouseHands(self, widget)  # clicks, drags and wheel turns
             add_gizmo(self.plotter)
+        self._camera = self.plotter.renderer.GetActiveCamera()
+        self.terms = world_terms(self._camera)
+        # every camera change (an orbit sends several per mouse move) costs a few cross
+        # products; the buttons change only when the nearest axes do
+        self._camera_tag = self._camera.AddObserver("ModifiedEvent", self._on_camera)
+
+    # -- the view's terms ---------------------------------------------------------------------
+    def _on_camera(self, _camera=None, _event=None) -> None:
+        terms = world_terms(self._camera)
+        if terms != self.terms:
+            self.terms = terms
+            self.view_terms_changed.emit()
+
+    def action_meanings(self) -> dict[str, tuple[str, int, int]]:
+        """Each move and turn action's (op, world axis, amount) from the camera now."""
+        return action_meanings(world_terms(self._camera))
+
+    def action_labels(self) -> dict[str, tuple[str, str, str]]:
+        """Each move and turn action's (button text, menu text, tip) from the camera now; the
+        tip names the world axis it means, as the gizmo shows it."""
+        out = {}
+        for name, (op, axis, amount) in self.action_meanings().items():
+            button, text, tip = VIEW_LABELS[name]
+            sign = "+" if amount > 0 else "−"
+            what = f"along {sign}{'xyz'[axis]}" if op == "move" else f"about {sign}{'xyz'[axis]}"
+            out[name] = (button, text, f"{tip}; {what} now")
+        return out
 
     # -- modes --------------------------------------------------------------------------------
     @property
@@ -174,6 +242,7 @@ class HandsOn(QObject):
             ("selected", self._on_model_selected),
             ("history", self._on_history),
             ("solved", self._on_solved),
+            ("refused", self.say),  # interlocking puzzles: why a move or turn did not happen
         )
 
     def _on_history(self) -> None:
@@ -184,6 +253,12 @@ class HandsOn(QObject):
         self.state.reset()
         self.inspector.forget()
         self.inspector.capture()
+        # a flat board (KenKen, dominoes) is read like a page: the axes mean nothing there,
+        # and the gizmo's corner would cover a cell's digits and pencil marks
+        gizmo = getattr(self.plotter.renderer, "axes_widget", None)
+        scene = self.renderer.scene
+        if gizmo is not None:
+            gizmo.SetEnabled(not (scene is not None and scene.flat))
         self.scene_shown.emit()
 
     def stepped(self) -> None:
@@ -233,13 +308,18 @@ class HandsOn(QObject):
         self.frame.emit()
 
     # -- play operations ----------------------------------------------------------------------
-    def turn(self, axis: int, turns: int) -> None:
+    def turn(self, direction: str, turns: int) -> None:
+        """A quarter turn (or `turns`) of the selected piece about the world axis nearest the
+        screen `direction` ("right", "up" or "toward") now."""
         if self.selected_piece is not None:
-            self.model.rotate(self.selected_piece, axis, turns)
+            axis, sign = world_terms(self._camera)[direction]
+            self.model.rotate(self.selected_piece, axis, sign * turns)
 
-    def move(self, axis: int, cells: int) -> None:
+    def move(self, direction: str, cells: int) -> None:
+        """Move the selected piece along the world axis nearest the screen `direction`."""
         if self.selected_piece is not None:
-            self.model.move(self.selected_piece, axis, cells)
+            axis, sign = world_terms(self._camera)[direction]
+            self.model.move(self.selected_piece, axis, sign * cells)
 
     def undo(self) -> None:
         if self.playing:
@@ -411,6 +491,7 @@ class HandsOn(QObject):
 
     def shutdown(self) -> None:
         """Before the window closes: stop the solution index and wait for threads."""
+        self._camera.RemoveObserver(self._camera_tag)
         if self.mouse is not None:
             self.mouse.detach()
         if self.view is not None:

@@ -40,6 +40,26 @@ CLICK_SLOP = 4  # pixels the mouse may wander between press and release for a cl
 LIMIT = 12  # cells beyond the table's pieces and target a piece may be carried
 
 
+def screen_axes(camera) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """(axis, sign) of the grid axes nearest the view direction (pointing at the camera), the
+    screen's horizontal (pointing right) and its vertical (pointing up): a permutation of x,
+    y, z, so each wheel modifier turns about a different axis. The Play toolbar's buttons
+    (`viewer.handson`) name their moves and turns by the same three."""
+    back = -np.array(camera.GetDirectionOfProjection(), float)
+    up = np.array(camera.GetViewUp(), float)
+    right = np.cross(up, back)
+    up = np.cross(back, right)
+    n = int(np.argmax(np.abs(back)))
+    rest = [a for a in range(3) if a != n]
+    h = max(rest, key=lambda a: abs(right[a]))
+    v = next(a for a in rest if a != h)
+
+    def sign(vec, a):
+        return 1 if vec[a] >= 0 else -1
+
+    return (n, sign(back, n)), (h, sign(right, h)), (v, sign(up, v))
+
+
 @dataclass
 class _Press:
     """A left button held down: where, over what."""
@@ -135,23 +155,8 @@ class MouseHands(QObject):
         return np.array([x / ratio, self.widget.height() - 1 - y / ratio])
 
     def view_axes(self) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
-        """(axis, sign) of the grid axes nearest the view direction (pointing at the camera),
-        the screen's horizontal (pointing right) and its vertical (pointing up): a permutation
-        of x, y, z, so each wheel modifier turns about a different axis."""
-        camera = self._renderer.GetActiveCamera()
-        back = -np.array(camera.GetDirectionOfProjection(), float)
-        up = np.array(camera.GetViewUp(), float)
-        right = np.cross(up, back)
-        up = np.cross(back, right)
-        n = int(np.argmax(np.abs(back)))
-        rest = [a for a in range(3) if a != n]
-        h = max(rest, key=lambda a: abs(right[a]))
-        v = next(a for a in rest if a != h)
-
-        def sign(vec, a):
-            return 1 if vec[a] >= 0 else -1
-
-        return (n, sign(back, n)), (h, sign(right, h)), (v, sign(up, v))
+        """`screen_axes` of this view's camera."""
+        return screen_axes(self._renderer.GetActiveCamera())
 
     # -- events -----------------------------------------------------------------------------
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)

@@ -8,20 +8,25 @@ So a step is only rotations and visibility, N×N actors in all (one mesh shared 
 where one actor per (cell, digit) would cost N³ actors and seconds to add.
 
 Solution mode fills cells one by one, cage by cage (each digit grows in place); Search mode
-replays `solvers.kenken.KenKenSearch`'s trace: at each step the cells the guesses so far make
-certain (`solvers.kenken.known_digits`), guesses in ink, deductions paler, the cell just
-guessed marked.
+replays `solvers.kenken.KenKenSearch`'s trace: at each step the candidates the search had
+(`solvers.kenken.candidates_at`), a cell with one left shows it as a digit (guesses in ink,
+deductions paler, the cell just guessed marked) and every other cell shows its candidates as
+pencil marks, small digits in a grid under the clue, as Simon Tatham's Keen draws them. The
+pencil marks ride wheels too: one per row of the pencil grid, whose faces carry every
+non-empty subset of that row's digits (7 for a row of three), so a 9×9 board adds 243 actors
+and a step still only turns them.
 """
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import pyvista as pv
 
 from tessera.models.kenken import KenKenPuzzle
-from tessera.solvers.kenken import known_digits
+from tessera.solvers.kenken import candidates_at
 from tessera.solvers.trace import EventKind
 from tessera.viewer.scenes.base import (
     ActorSpec,
@@ -47,6 +52,10 @@ GRID = "#9aa3ad"
 CAGE = "#1d232b"
 INK = "#1f3a93"
 CURSOR = "#ffe08a"
+PENCIL = "#2f55a4"
+PENCIL_TOP = 0.4  # pencil marks start this far below a cell's top edge, clear of the clue
+PENCIL_BOTTOM = 0.94
+PENCIL_PITCH = 0.26  # between the columns of the pencil grid
 VIEW = (0.0, 0.0, 1.0)  # straight down: the board is read like a printed page
 
 
@@ -61,32 +70,39 @@ def _flat(puzzle: KenKenPuzzle) -> dict:
 
 
 class Wheel:
-    """The odometer of one cell: geometry shared by all cells of an N×N board."""
+    """The odometer of one cell: geometry shared by all cells of an N×N board.
 
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.step = 2 * math.pi / n
+    By default its faces carry the digits 1..N at `DIGIT_HEIGHT`; `labels` gives other
+    faces, each (points, triangles) centred on the origin (a row of pencil marks)."""
+
+    def __init__(self, n: int, labels=None, height: float = DIGIT_HEIGHT) -> None:
+        if labels is None:
+            labels = [flat_triangles(str(d), height) for d in range(1, n + 1)]
+        self.n = len(labels)
+        self.step = 2 * math.pi / self.n
         # The glyphs next to the top one must stay under the surface: their highest corner,
         # half a glyph out along the face and a glyph's depth up, lies below the top face.
         s, c = math.sin(self.step), math.cos(self.step)
-        need = ((DIGIT_HEIGHT / 2 + 0.03) * s + (GLYPH_DEPTH + LIFT) * max(c, 0.0)) / (1 - c)
+        if self.n > 1:
+            need = ((height / 2 + 0.03) * s + (GLYPH_DEPTH + LIFT) * max(c, 0.0)) / (1 - c)
+        else:
+            need = 0.0
         self.radius = max(0.3, 1.1 * need)
-        self.outer = math.hypot(self.radius + GLYPH_DEPTH + LIFT, DIGIT_HEIGHT / 2 + 0.03)
+        self.outer = math.hypot(self.radius + GLYPH_DEPTH + LIFT, height / 2 + 0.03)
         self.top = np.array([0.0, 0.0, self.radius + LIFT + GLYPH_DEPTH / 2])
 
-        self._mesh = self._build()
+        self._mesh = self._build(labels)
         # While a digit grows (`matrix(grow=...)`), the shrunken wheel sits higher: below this
         # size the glyphs next to it would poke through the surface, so it is not shown yet.
         points = np.asarray(self._mesh.points)
-        first = len(text_triangles("1", DIGIT_HEIGHT, GLYPH_DEPTH)[0])
-        highest_other = points[first:, 2].max()
+        first = len(labels[0][0])
+        highest_other = points[first:, 2].max() if len(points) > first else -self.radius
         self.min_grow = min(1.0, 1.15 * (self.top[2] - self.radius) / (self.top[2] - highest_other))
 
-    def _build(self) -> pv.PolyData:
+    def _build(self, labels) -> pv.PolyData:
         parts = []
-        for d in range(1, self.n + 1):
-            points, triangles = text_triangles(str(d), DIGIT_HEIGHT, GLYPH_DEPTH)
-            turned = (points + self.top) @ _rx(-(d - 1) * self.step)[:3, :3].T
+        for face, (points, triangles) in enumerate(labels):
+            turned = (np.asarray(points) + self.top) @ _rx(-face * self.step)[:3, :3].T
             parts.append((turned, triangles))
         return merge_triangles(parts)
 
@@ -95,8 +111,9 @@ class Wheel:
         return self._mesh
 
     def matrix(self, centre: np.ndarray, digit: int, grow: float = 1.0) -> np.ndarray:
-        """Show `digit` at the cell whose top centre is `centre`; `grow` < 1 shrinks the glyph
-        towards its resting point (the others shrink with it, still under the surface)."""
+        """Show `digit` (face `digit` − 1) at the cell whose top centre is `centre`; `grow` < 1
+        shrinks the glyph towards its resting point (the others shrink with it, still under
+        the surface)."""
         m = _rx((digit - 1) * self.step)
         if grow < 1.0:
             m = (
@@ -106,6 +123,69 @@ class Wheel:
                 @ m
             )
         return translation(centre + (0.0, 0.0, -self.radius)) @ m
+
+
+class Pencil:
+    """Pencil marks of an N×N board: the grid they sit in and one wheel per row of it.
+
+    The grid is ⌈√N⌉ wide, rows of digits 1 2 3 / 4 5 6 / 7 8 9 for N = 9, in the part of the
+    cell below the clue. Face s − 1 of row j's wheel shows the digits of that row whose bits
+    are set in s, each in its own column, so a row's candidates are one face."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.cols = math.ceil(math.sqrt(n))
+        self.rows = math.ceil(n / self.cols)
+        self.pitch = (PENCIL_BOTTOM - PENCIL_TOP) / self.rows  # between rows
+        self.height = min(0.2, 0.78 * self.pitch)  # of a pencil digit
+        self.wheels = []
+        for j in range(self.rows):
+            digits = list(range(j * self.cols + 1, min(n, (j + 1) * self.cols) + 1))
+            faces = []
+            for subset in range(1, 1 << len(digits)):
+                glyphs = []
+                for k, d in enumerate(digits):
+                    if subset >> k & 1:
+                        points, triangles = flat_triangles(str(d), self.height)
+                        x = (k - (self.cols - 1) / 2) * PENCIL_PITCH
+                        glyphs.append((np.asarray(points) + (x, 0.0, 0.0), triangles))
+                mesh = merge_triangles(glyphs)
+                faces.append((np.asarray(mesh.points), mesh.regular_faces))
+            self.wheels.append(Wheel(len(faces), faces, self.height))
+
+    def centre(self, r: int, c: int, j: int) -> np.ndarray:
+        """Where row j of the pencil grid of cell (r, c) rests."""
+        return np.array([c + 0.5, -r - PENCIL_TOP - (j + 0.5) * self.pitch, 0.0])
+
+    def digit_at(self, r: int, c: int, digit: int) -> np.ndarray:
+        """Where a pencil digit is drawn (its centre on the surface): for tests and probes."""
+        j, k = divmod(digit - 1, self.cols)
+        return self.centre(r, c, j) + ((k - (self.cols - 1) / 2) * PENCIL_PITCH, 0.0, 0.0)
+
+    def subsets(self, mask: int) -> list[int]:
+        """Per pencil row, the face showing a candidate mask's digits of that row (0: none)."""
+        row = (1 << self.cols) - 1
+        return [(mask >> (j * self.cols)) & row for j in range(self.rows)]
+
+    def actors(self) -> list[ActorSpec]:
+        return [
+            ActorSpec(f"pencil-{r}-{c}-{j}", wheel.mesh(), color=PENCIL, role="label")
+            for r in range(self.n)
+            for c in range(self.n)
+            for j, wheel in enumerate(self.wheels)
+        ]
+
+
+def flat_triangles(text: str, height: float) -> tuple[np.ndarray, np.ndarray]:
+    """A label's top face only, at z = 0: a quarter of the extruded glyph's triangles, which
+    matters for the thousands of pencil-mark glyphs on their wheels (seen from above, the
+    sides never show)."""
+    points, triangles = text_triangles(text, height, GLYPH_DEPTH)
+    top = triangles[(points[triangles][:, :, 2] > 0).all(axis=1)]
+    used, inverse = np.unique(top, return_inverse=True)
+    flat = np.array(points[used])
+    flat[:, 2] = 0.0
+    return flat, inverse.reshape(-1, 3)
 
 
 def _rx(angle: float) -> np.ndarray:
@@ -145,7 +225,7 @@ def clue_triangles(text: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _board(puzzle: KenKenPuzzle, wheel: Wheel) -> list[ActorSpec]:
     n = puzzle.size
-    margin = max(0.3, wheel.outer - 0.5 + 0.08)
+    margin = max(0.3, wheel.outer - 0.5 + DIGIT_DROP + 0.08)  # the wheels sit low in a cell
     depth = wheel.radius + wheel.outer + 0.06
     block = boxes_mesh([(-margin, n + margin, -n - margin, margin, -depth, 0.0)])
     grid = []
@@ -208,15 +288,22 @@ def build(
     if mode == "search":
         if trace is None:
             raise ValueError("search mode needs a trace")
-        return _search_scene(puzzle, wheel, actors, trace, bounds)
+        pencil = Pencil(n)
+        actors += pencil.actors()
+        return _search_scene(puzzle, wheel, pencil, actors, trace, bounds)
     if solution is None:
         return Scene(actors, 0, lambda step: _hidden(n), bounds, view=VIEW, **_flat(puzzle))
     return _solution_scene(puzzle, wheel, actors, solution, bounds)
 
 
-def _hidden(n: int) -> dict[str, Pose]:
-    out = {f"digit-{r}-{c}": Pose(visible=False) for r in range(n) for c in range(n)}
-    out["cursor"] = Pose(visible=False)
+_HIDDEN = Pose(visible=False)
+
+
+def _hidden(n: int, pencil_rows: int = 0) -> dict[str, Pose]:
+    out = {f"digit-{r}-{c}": _HIDDEN for r in range(n) for c in range(n)}
+    for j in range(pencil_rows):
+        out.update({f"pencil-{r}-{c}-{j}": _HIDDEN for r in range(n) for c in range(n)})
+    out["cursor"] = _HIDDEN
     return out
 
 
@@ -260,36 +347,40 @@ def _solution_scene(puzzle, wheel, actors, grid, bounds) -> Scene:
     return Scene(actors, steps, pose, bounds, view=VIEW, **_flat(puzzle), describe=describe)
 
 
-def _search_scene(puzzle, wheel, actors, trace, bounds) -> Scene:
+def _search_scene(puzzle, wheel, pencil, actors, trace, bounds) -> Scene:
     n = puzzle.size
     replay = TraceReplay(trace.events, trace.describe)
     decode = trace.decoder
-    known: dict[tuple[int, ...], list[list[int]]] = {}
 
-    def grid_of(stack: tuple[int, ...]) -> list[list[int]]:
-        if stack not in known:  # propagation per step, on demand: long traces stay cheap
-            known[stack] = known_digits(puzzle, stack)
-        return known[stack]
+    @lru_cache(maxsize=64)  # bounded: a long trace replayed end to end keeps only recent steps
+    def masks_at(step: int) -> tuple[int, ...]:
+        return tuple(candidates_at(puzzle, replay.events, step))
 
     def pose(step: float) -> dict[str, Pose]:
-        stack = replay.stack(step)
-        grid = grid_of(stack)
-        guessed = {decode(choice)[:2] for choice in stack}
+        at = replay.at(step)
+        masks = masks_at(at)
+        guessed = {decode(choice)[:2] for choice in replay.stack(step)}
         last = replay.last(step)
         active = decode(last.choice)[:2] if last and last.kind is EventKind.PLACE else None
         solved = last is not None and last.kind is EventKind.SOLUTION
-        out = _hidden(n)
+        out = _hidden(n, pencil.rows)
         for r in range(n):
             for c in range(n):
-                if grid[r][c]:
+                mask = masks[r * n + c]
+                if mask and not mask & (mask - 1):  # one candidate left: a digit
                     if (r, c) == active:
                         emphasis = "active"
                     elif solved or (r, c) in guessed:
                         emphasis = "normal"
                     else:
                         emphasis = "dim"
-                    m = wheel.matrix(cell_centre(n, r, c), grid[r][c])
+                    m = wheel.matrix(cell_centre(n, r, c), mask.bit_length())
                     out[f"digit-{r}-{c}"] = Pose(m, True, emphasis)
+                    continue
+                for j, subset in enumerate(pencil.subsets(mask)):
+                    if subset:
+                        m = pencil.wheels[j].matrix(pencil.centre(r, c, j), subset)
+                        out[f"pencil-{r}-{c}-{j}"] = Pose(m)
         if active is not None:
             out["cursor"] = Pose(_cell_middle(*active))
         return out
