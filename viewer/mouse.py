@@ -11,7 +11,9 @@ that are about pieces; the rest go on to VTK's camera (orbit, pan, zoom) untouch
   along the one axis nearest the drag on screen. It never passes through another piece: it is
   lifted over them and comes down where it touches (`viewer.drag`, on
   `solvers.movement`). Let go, it falls, and snaps into the target if a fitting pose is within
-  a cell. The whole drag is one undoable move.
+  a cell. The whole drag is one undoable move. A piece of an interlocking puzzle (a burr, a
+  box) is never lifted and never falls: it follows the hand cell by cell along free paths
+  only, and snaps only where a free path leads (`viewer.drag`'s docstring).
 * **left drag on empty space**: the camera orbits (VTK), as before.
 * **wheel with a modifier** over a piece (or anywhere, for the selected piece), Play mode: a
   quarter turn. Ctrl: about the axis nearest the view direction (the piece turns on screen
@@ -295,7 +297,7 @@ class MouseHands(QObject):
         goal = self._goal(pos)
         lo, hi = self._limits()
         goal = np.clip(goal, lo, hi).astype(int)
-        held = drag.carry(model, d.piece, d.start, goal)
+        held = drag.carry(model, d.piece, d.start, goal, held=d.held)
         if held != d.held:
             d.held = held
             if self.handson.view is not None:
