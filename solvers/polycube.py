@@ -48,6 +48,33 @@ class PolycubeSolution:
 # -- placements as arrays ---------------------------------------------------------------------
 
 
+#: Shapes larger than this are fitted a few cells at a time (`_fits_probed`).
+PROBE_CELLS = 8
+
+
+def _fits_probed(
+    flat: np.ndarray, base: np.ndarray, steps: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where big shapes fit, found by testing PROBE_CELLS cells at a time and keeping only the
+    offsets still in the running: a 152-cube burr piece over 2744 offsets is out of the target
+    after a cell or two almost everywhere, so most of the (orientations × offsets × cells)
+    look-ups are never made. Returns the rows that fit: their cell ids (placements, size),
+    orientation index and offset index, orientation-major."""
+    ids_parts, o_parts, k_parts = [], [], []
+    for o, shape_steps in enumerate(steps):
+        alive = np.arange(len(base))
+        for c0 in range(0, len(shape_steps), PROBE_CELLS):
+            probe = flat[base[alive][:, None] + shape_steps[None, c0 : c0 + PROBE_CELLS]]
+            alive = alive[(probe >= 0).all(axis=1)]
+            if not len(alive):
+                break
+        ids_parts.append(flat[base[alive][:, None] + shape_steps[None, :]])
+        o_parts.append(np.full(len(alive), o, np.int64))
+        k_parts.append(alive)
+    ids = np.concatenate(ids_parts).reshape(-1, steps.shape[1])
+    return ids, np.concatenate(o_parts), np.concatenate(k_parts)
+
+
 class PlacementTable:
     """Every placement of every piece of a puzzle as arrays, in the order of
     `PolycubePuzzle.placements` (orientation, then offset x, y, z), so row i of piece t *is*
@@ -95,16 +122,18 @@ class PlacementTable:
             chunk = max(1, (1 << 22) // max(len(base) * size, 1))
             ids_parts, orient_parts, off_parts = [], [], []
             for o0 in range(0, n_orient, chunk):
-                ids = flat[base[None, :, None] + steps[o0 : o0 + chunk, None, :]]
-                o_idx, k_idx = np.nonzero((ids >= 0).all(axis=2))  # orientation-major
+                if size > PROBE_CELLS:
+                    fit, o_idx, k_idx = _fits_probed(flat, base, steps[o0 : o0 + chunk])
+                else:
+                    ids = flat[base[None, :, None] + steps[o0 : o0 + chunk, None, :]]
+                    o_idx, k_idx = np.nonzero((ids >= 0).all(axis=2))  # orientation-major
+                    fit = ids[o_idx, k_idx]
                 if colours is not None:  # every voxel's colour may go where it lands
                     keep = voxel_colours_fit(
-                        puzzle.colour_rules,
-                        shape_colours[o0 + o_idx],
-                        colours[0][ids[o_idx, k_idx]],
+                        puzzle.colour_rules, shape_colours[o0 + o_idx], colours[0][fit]
                     )
-                    o_idx, k_idx = o_idx[keep], k_idx[keep]
-                ids_parts.append(ids[o_idx, k_idx])
+                    fit, o_idx, k_idx = fit[keep], o_idx[keep], k_idx[keep]
+                ids_parts.append(fit)
                 orient_parts.append(o_idx + o0)
                 off_parts.append(offsets[k_idx] + lo)
             # Distinct orientations never fill the same cells (the cells are the shape, up to
