@@ -201,3 +201,20 @@ def test_draculas_colour_constraints_give_burrtools_assemblies() -> None:
     puzzle = load_xmpuzzle(CONFORMANCE / "burrtools" / "DraculasDentalDesaster.xmpuzzle")
     assert puzzle.coloured and puzzle.colour_rules.allow == {(1, 1), (2, 2)}
     assert ClassSearch(puzzle).tally().up_to_symmetry == 84
+
+
+def _dark_pixels(path) -> int:
+    import imageio.v3 as iio
+
+    image = iio.imread(path)[..., :3].astype(int)
+    return int((image.max(axis=2) < 60).sum())
+
+
+def test_voxel_colours_are_drawn_in_renders(tmp_path) -> None:
+    """The coloured Soma's black arms and cells show as black faces (BurrTools' colour view):
+    far more near-black pixels than the plain Soma's edge lines give."""
+    plain, coloured = tmp_path / "plain.png", tmp_path / "coloured.png"
+    for name, out in ((str(FIXTURES.parent.parent / "assets/puzzles/soma.toml"), plain),
+                      (str(COLOURED_SOMA), coloured)):  # fmt: skip
+        assert main(["render", name, "--size", "320x240", "--out", str(out)]) == 0
+    assert _dark_pixels(coloured) > 10 * max(_dark_pixels(plain), 100)

@@ -29,17 +29,26 @@ for _axis in range(3):
 
 def cell_quads(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Vertices (k, 3) float and quads (m, 4) int of the faces not shared by two cells."""
+    vertices, quads, _ = owned_quads(cells)
+    return vertices, quads
+
+
+def owned_quads(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`cell_quads`, and for each quad the index of the cell it belongs to (so a face can
+    be painted in its own cell's colour: BurrTools' coloured voxels)."""
     cells = np.asarray(cells, np.int64).reshape(-1, 3)
     occupied = {tuple(c) for c in cells.tolist()}
     corner_list = []
+    owners = []
     for normal, corners in _FACES:
         neighbours = cells + normal
         outer = np.array([tuple(c) not in occupied for c in neighbours.tolist()], bool)
         if outer.any():
             corner_list.append(cells[outer][:, None, :] + corners[None, :, :])
+            owners.append(np.flatnonzero(outer))
     if not corner_list:
-        return np.zeros((0, 3)), np.zeros((0, 4), np.int64)
+        return np.zeros((0, 3)), np.zeros((0, 4), np.int64), np.zeros(0, np.int64)
     quads = np.concatenate(corner_list)  # (m, 4, 3)
     doubled = np.rint(quads.reshape(-1, 3) * 2).astype(np.int64)
     unique, inverse = np.unique(doubled, axis=0, return_inverse=True)
-    return unique / 2.0, inverse.reshape(-1, 4)
+    return unique / 2.0, inverse.reshape(-1, 4), np.concatenate(owners)

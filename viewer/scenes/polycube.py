@@ -18,13 +18,13 @@ from functools import cache
 import numpy as np
 
 from tessera.models import geometry
-from tessera.models.polycube import PolycubePuzzle
+from tessera.models.polycube import Piece, PolycubePuzzle
 from tessera.solvers.disassemble import Disassembly
 from tessera.solvers.interlocking import disassembly_of, piece_groups
 from tessera.solvers.polycube import PolycubeSolution
 from tessera.solvers.polycube_plan import assembly_plan
 from tessera.solvers.trace import EventKind
-from tessera.viewer.scenes._surface import cell_quads
+from tessera.viewer.scenes._surface import cell_quads, owned_quads
 from tessera.viewer.scenes.base import (
     ActorSpec,
     Pose,
@@ -33,6 +33,7 @@ from tessera.viewer.scenes.base import (
     affine,
     bounds_of,
     ease,
+    hex_rgb,
     quads_mesh,
 )
 from tessera.viewer.scenes.disassembly import AssemblyReplay, shells
@@ -45,6 +46,25 @@ def piece_mesh(cells: np.ndarray):
     """The piece's outer faces as quads, so drawn edges follow the cell grid."""
     vertices, quads = cell_quads(cells)
     return quads_mesh(vertices, quads)
+
+
+#: Custom voxel colours a file names no display colour for.
+VOXEL_FALLBACK = ("#c0392b", "#222222", "#f1c40f", "#ffffff", "#16a085", "#8e44ad")
+
+
+def voxel_coloured_mesh(piece: Piece, base: str, palette: tuple[str, ...]):
+    """A piece whose cells have custom colours (BurrTools' colour constraints), painted as
+    BurrTools' colour view paints them: each face in its cell's custom colour, cells of the
+    default colour in the piece's own."""
+    vertices, quads, owner = owned_quads(piece.cells)
+    mesh = quads_mesh(vertices, quads)
+    colours = np.asarray(piece.voxel_colours, np.int64)
+    table = [hex_rgb(base)] + [
+        hex_rgb(palette[k] if k < len(palette) else VOXEL_FALLBACK[k % len(VOXEL_FALLBACK)])
+        for k in range(int(colours.max()))
+    ]
+    mesh.cell_data["rgb"] = np.array(table, np.uint8)[colours[owner]]
+    return mesh
 
 
 @cache
@@ -67,8 +87,12 @@ def placement_matrix(piece_cells: np.ndarray, placed: np.ndarray) -> np.ndarray:
 def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
     """One actor per piece instance (copies share their mesh)."""
     specs = []
+    palette = puzzle.colour_rules.palette if puzzle.colour_rules else ()
     for t, piece in enumerate(puzzle.pieces):
-        mesh = piece_mesh(piece.cells)
+        coloured = piece.coloured
+        mesh = (
+            voxel_coloured_mesh(piece, colors[t], palette) if coloured else piece_mesh(piece.cells)
+        )
         for j in range(piece.copies):
             suffix = f"#{j + 1}" if piece.copies > 1 else ""
             specs.append(
@@ -76,6 +100,7 @@ def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
                     key=f"piece-{t}-{j}",
                     mesh=mesh,
                     color=colors[t],
+                    rgb=coloured,
                     show_edges=True,
                     role="piece",
                     pickable=True,
