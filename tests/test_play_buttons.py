@@ -11,7 +11,9 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
 from tessera.viewer.handson import MOVE_KEYS, TURN_KEYS, VIEW_LABELS
-from tests.conftest import puzzle_file
+from tests.test_play_drag import enter_play as enter_soma_play
+from tests.test_play_drag import settle, widget_of
+from tests.test_play_drag import to_widget as pixel
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -20,32 +22,7 @@ LEFT = Qt.MouseButton.LeftButton
 
 def enter_play(qtbot, window):
     window.resize(1400, 800)  # the whole toolbar in view: no button in its overflow menu
-    with qtbot.waitSignal(window.puzzle_loaded, timeout=10_000):
-        assert window.open_puzzle(str(puzzle_file("soma")))
-    qtbot.waitUntil(lambda: window.state.solution is not None, timeout=20_000)
-    with qtbot.waitSignal(window.mode_changed, timeout=5000):
-        window.actions["mode_play"].trigger()
-    settle(qtbot, window)
-    return window.handson.model
-
-
-def settle(qtbot, window) -> None:
-    view = window.handson.view
-    if view is not None:
-        qtbot.waitUntil(lambda: not view.animating, timeout=5000)
-    qtbot.waitUntil(lambda: not window.render_pending, timeout=5000)
-    window.render_now()
-
-
-def widget_of(window):
-    return window.plotter.interactor
-
-
-def pixel(window, point) -> QPoint:
-    """The widget position where a world point is drawn."""
-    row, col = window.renderer.project(np.asarray(point, float))[0]
-    ratio = widget_of(window).devicePixelRatioF()
-    return QPoint(round(col / ratio), round(row / ratio))
+    return enter_soma_play(qtbot, window)
 
 
 def screen_shift(window, start, end) -> np.ndarray:
