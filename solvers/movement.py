@@ -88,16 +88,14 @@ def pack_cells(cells_by_piece: Sequence[Iterable]) -> tuple[np.ndarray, np.ndarr
 
 
 @njit(cache=True, nogil=True)
-def distances(cells, starts, offsets):
-    """dist[d, i, j] for pieces at `offsets` (see the module docstring); FREE when never."""
-    n = starts.shape[0] - 1
-    dist = np.full((6, n, n), FREE, np.int32)
-    lo = np.empty(3, np.int64)
-    hi = np.empty(3, np.int64)
-    for a in range(3):
-        lo[a] = 1 << 40
-        hi[a] = -(1 << 40)
-    for p in range(n):
+def _box(cells, starts, offsets, skip):
+    """(lo, hi) corners of the bounding box of every piece but `skip` (-1: none) at
+    `offsets`; an empty box (lo > hi) when there is no such piece."""
+    lo = np.full(3, 1 << 40, np.int64)
+    hi = np.full(3, -(1 << 40), np.int64)
+    for p in range(starts.shape[0] - 1):
+        if p == skip:
+            continue
         for k in range(starts[p], starts[p + 1]):
             for a in range(3):
                 v = cells[k, a] + offsets[p, a]
@@ -105,6 +103,15 @@ def distances(cells, starts, offsets):
                     lo[a] = v
                 if v > hi[a]:
                     hi[a] = v
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def distances(cells, starts, offsets):
+    """dist[d, i, j] for pieces at `offsets` (see the module docstring); FREE when never."""
+    n = starts.shape[0] - 1
+    dist = np.full((6, n, n), FREE, np.int32)
+    lo, hi = _box(cells, starts, offsets, -1)
     dim = np.empty(3, np.int64)
     for a in range(3):
         dim[a] = hi[a] - lo[a] + 1
@@ -362,21 +369,7 @@ def translation_reach(cells, starts, offsets, piece, lo, dims, max_steps, goal, 
     """
     n = starts.shape[0] - 1
     # the others' occupancy over their bounding box
-    olo = np.empty(3, np.int64)
-    ohi = np.empty(3, np.int64)
-    for a in range(3):
-        olo[a] = 1 << 40
-        ohi[a] = -(1 << 40)
-    for p in range(n):
-        if p == piece:
-            continue
-        for k in range(starts[p], starts[p + 1]):
-            for a in range(3):
-                v = cells[k, a] + offsets[p, a]
-                if v < olo[a]:
-                    olo[a] = v
-                if v > ohi[a]:
-                    ohi[a] = v
+    olo, ohi = _box(cells, starts, offsets, piece)
     have_others = olo[0] <= ohi[0]
     odim = np.ones(3, np.int64)
     if have_others:
