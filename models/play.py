@@ -496,9 +496,15 @@ class PlayModel:
             bad.append(out | over)
             in_target.append(placed)
         covered = len(self._required & counts.keys())
+        # every piece of the set in the target, except that a type with a range of copies
+        # (BurrTools' 0..6 of a stick) may leave those beyond its minimum on the table
+        used = Counter(p.piece for p, inside in zip(self.pieces, in_target, strict=True) if inside)
         solved = (
             covered == len(self._required)
-            and all(in_target)
+            and all(
+                piece.fewest <= used[t] <= piece.copies
+                for t, piece in enumerate(self.puzzle.pieces)
+            )
             and not any(mask.any() for mask in bad)
         )
         return Fit(

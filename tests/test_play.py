@@ -191,6 +191,22 @@ def test_copies_are_separate_pieces():
     assert selected == [3, None]
 
 
+def test_a_range_of_copies_is_solved_without_the_spare_pieces(tmp_path):
+    """Dominoes 0..2 and monominoes 0..4 in a strip of four: two dominoes fill it and the
+    monominoes may stay on the table; one domino and a gap is not solved."""
+    from tests.test_piece_ranges import RANGED
+
+    path = tmp_path / "strip.toml"
+    path.write_text(RANGED)
+    model = PlayModel(load_polycube(path))
+    assert len(model.pieces) == 6  # every copy a range allows lies on the table
+    first, second = (p.index for p in model.pieces if p.name.startswith("D"))
+    model.place(first, model.pose_for(first, [[0, 0, 0], [1, 0, 0]]))
+    assert not model.solved
+    model.place(second, model.pose_for(second, [[2, 0, 0], [3, 0, 0]]))
+    assert model.solved
+
+
 # -- the mouse's rules (viewer.drag: no Qt, no window) ------------------------------------------
 def _overlaps(model: PlayModel, piece: int, pose: Pose) -> bool:
     cells = as_set(model.cells_at(piece, pose))
