@@ -62,11 +62,13 @@ def run(
     argv: list[str] | None = None,
 ) -> int:
     from tessera.viewer.window import MainWindow
+    from tessera.viewer.worker import load_cached_kernels
 
     family = load(puzzle)  # bad input: a one-line error and exit 2, before any window
     if screenshot and not Path(screenshot).parent.exists():
         raise PuzzleError("no such directory", str(Path(screenshot).parent))
     app = application(argv or sys.argv[:1])
+    load_cached_kernels()  # now, not in the worker once the window is up
     window = MainWindow()
     window.show()
     window.set_family(family, puzzle)

@@ -72,6 +72,21 @@ def prepare_disassembler() -> None:
     disassemble([np.zeros((1, 3), np.int64), np.array([[1, 0, 0]])])
 
 
+def load_cached_kernels() -> None:
+    """Load the compiled kernels a first solve uses, when they are already cached on disk,
+    before the window shows: loading holds the interpreter for a few tenths of a second,
+    which in the worker thread would freeze a window that is already up. Nothing is compiled
+    here (a fresh install compiles in the worker, saying "preparing the solver")."""
+    if kernel_ready():
+        prepare_kernel()
+    if disassembler_ready():
+        import numpy as np
+
+        from tessera.solvers.interlocking import plan_assembles
+
+        plan_assembles([np.zeros((1, 3), np.int64), np.array([[1, 0, 0]])])
+
+
 def prepare_kernel() -> None:
     """Compile (or load) the kernel now, in the calling thread."""
     from tessera.solvers.batch import warm_kernel
