@@ -19,14 +19,12 @@ scene has to run the disassembler again in the window's thread. A plain `Polycub
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from tessera.models.errors import NoSolution
 from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.disassemble import DEFAULT_NODE_LIMIT, Disassembly, disassemble
 from tessera.solvers.movement import FREE, distance_matrix
@@ -125,15 +123,7 @@ def listed_solution(loaded: Any, k: int) -> Any:
     count (Pelikan Burr's one solution is its 11th assembly); other families as listed."""
     if loaded.family != "polycube":
         return loaded.solution(k)
-    search = loaded.solve()
-    try:
-        found = next(itertools.islice(solutions(loaded.puzzle, search.solutions()), k, None), None)
-    finally:
-        search.cancel()
-    if found is None:
-        where = f"no solution {k + 1}" if k else "no solution"
-        raise NoSolution(f"{loaded.source}: {where}")
-    return found
+    return loaded.solution(k, lambda found: solutions(loaded.puzzle, found))
 
 
 def level_of(solution: PolycubeSolution) -> str:

@@ -14,7 +14,7 @@ layers), and importing a family never drags in Qt, VTK or argparse.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -87,11 +87,18 @@ class LoadedPuzzle:
     def trace(self, max_events: int = MAX_TRACE_EVENTS) -> Trace:
         return self.entry.trace(self.puzzle, max_events)
 
-    def solution(self, k: int) -> Any:
-        """The k-th solution (0-based) in listing order, found without a thread (CLI)."""
+    def solution(self, k: int, listing: Callable[[Iterable], Iterable] | None = None) -> Any:
+        """The k-th solution (0-based) in listing order, found without a thread (CLI);
+        `listing` may filter what the search finds (the window lists only burrs' assemblies
+        that come apart)."""
         search = self.solve()
-        found = next(itertools.islice(search.solutions(), k, None), None)
-        search.cancel()
+        try:
+            found = search.solutions()
+            if listing is not None:
+                found = listing(found)
+            found = next(itertools.islice(found, k, None), None)
+        finally:
+            search.cancel()
         if found is None:
             where = f"no solution {k + 1}" if k else "no solution"
             raise NoSolution(f"{self.source}: {where}")

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenuBar, QSlider, QStyle, QWidget
 
-from tessera.viewer.handson import MOVE_KEYS, TURN_KEYS
+from tessera.viewer.handson import MOVE_KEYS, TURN_KEYS, VIEW_LABELS
 from tessera.viewer.state import REPLAY_MODES, ViewerState
 
 #: name -> (text, shortcut, standard icon, tip)
@@ -80,21 +80,17 @@ MODE_TIPS = {
     "design": "draw the pieces and the target, with a live solution count (polycube puzzles)",
 }
 
+#: the moves' and turns' keys; their texts and tips are the view's terms (`VIEW_LABELS`), which
+#: ActionSync.relabel keeps naming from the camera
+VIEW_KEYS = {
+    "turn_x_pos": "X", "turn_x_neg": "Shift+X", "turn_y_pos": "Y", "turn_y_neg": "Shift+Y",
+    "turn_z_pos": "Z", "turn_z_neg": "Shift+Z",
+    "move_x_neg": "Ctrl+Left", "move_x_pos": "Ctrl+Right", "move_y_pos": "Ctrl+Up",
+    "move_y_neg": "Ctrl+Down", "move_z_pos": "Ctrl+PgUp", "move_z_neg": "Ctrl+PgDown",
+}  # fmt: skip
 #: name -> (text, shortcut, tip): the hands-on viewer's actions (keys per issue 7)
 HANDSON_ACTIONS = {
-    # moves and turns in the view's terms: ActionSync.relabel names them from the camera
-    "turn_x_pos": ("Tip forward", "X", "a quarter turn: the top comes toward you"),
-    "turn_x_neg": ("Tip back", "Shift+X", "a quarter turn: the top goes away from you"),
-    "turn_y_pos": ("Spin right", "Y", "a quarter turn: the front goes to the right"),
-    "turn_y_neg": ("Spin left", "Shift+Y", "a quarter turn: the front goes to the left"),
-    "turn_z_pos": ("Turn anticlockwise", "Z", "a quarter turn anticlockwise, as you see it"),
-    "turn_z_neg": ("Turn clockwise", "Shift+Z", "a quarter turn clockwise, as you see it"),
-    "move_x_neg": ("Move left", "Ctrl+Left", "one cell to the left on screen"),
-    "move_x_pos": ("Move right", "Ctrl+Right", "one cell to the right on screen"),
-    "move_y_pos": ("Move up", "Ctrl+Up", "one cell up the screen"),
-    "move_y_neg": ("Move down", "Ctrl+Down", "one cell down the screen"),
-    "move_z_pos": ("Move toward you", "Ctrl+PgUp", "one cell toward you, out of the screen"),
-    "move_z_neg": ("Move away", "Ctrl+PgDown", "one cell away from you, into the screen"),
+    **{name: (VIEW_LABELS[name][1], key, VIEW_LABELS[name][2]) for name, key in VIEW_KEYS.items()},
     "undo": ("Undo", "Ctrl+Z", "undo the last move"),
     "redo": ("Redo", "Ctrl+Shift+Z", "redo the move undone"),
     "reset_play": ("Reset pieces", "Ctrl+Shift+R", "every piece back beside the target"),
@@ -104,9 +100,7 @@ HANDSON_ACTIONS = {
     "export_stl": ("Export &STL…", "Ctrl+Shift+S", "pieces as STL files for 3D printing"),
 }
 TOOLBAR_TEXT = {
-    "turn_x_pos": "Tip ↓", "turn_x_neg": "Tip ↑", "turn_y_pos": "Spin →", "turn_y_neg": "Spin ←",
-    "turn_z_pos": "↺", "turn_z_neg": "↻", "move_x_neg": "←", "move_x_pos": "→",
-    "move_y_neg": "↓", "move_y_pos": "↑", "move_z_neg": "Away", "move_z_pos": "Toward",
+    **{name: VIEW_LABELS[name][0] for name in VIEW_KEYS},
     "undo": "Undo", "redo": "Redo", "reset_play": "Reset", "hint": "Hint",
     "apply_hint": "Place hint", "ghost": "Ghost",
 }  # fmt: skip
