@@ -10,6 +10,10 @@ import sys
 
 
 def run() -> int:
+    if sys.stderr.isatty():
+        from tessera.solvers.kernels import on_compile
+
+        on_compile(_say_compiling)
     try:
         from tessera.cli.main import main
 
@@ -26,6 +30,15 @@ def run() -> int:
         sys.stderr.flush()
         os._exit(130)
     return code
+
+
+def _say_compiling(kernel: str) -> None:
+    """One line on a terminal before a kernel compiles, so a first run does not look hung."""
+    print(
+        f"tessera: compiling the {kernel} (once after installing; a few seconds)…",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def interrupted() -> None:

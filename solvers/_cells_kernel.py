@@ -45,34 +45,32 @@ R_DONE, R_SOLUTION, R_BUDGET, R_TRACE_FULL, R_OVERFLOW = 0, 1, 2, 3, 4
 E_PLACE, E_REMOVE, E_SOLUTION = 0, 1, 2
 
 
-@njit(cache=True, nogil=True)
 def build(n_items, opt_ptr, opt_items, mult):
-    """Sparse sets for a matrix in CSR form (options are rows of item numbers)."""
+    """Sparse sets for a matrix in CSR form (options are rows of item numbers).
+
+    Plain numpy, not compiled: it runs once per search, and compiling it cost more than a
+    whole small solve on a fresh install."""
     n_opts = opt_ptr.shape[0] - 1
-    nnz = opt_items.shape[0]
-    node_opt = np.empty(nnz, np.uint32)
-    for o in range(n_opts):
-        for k in range(opt_ptr[o], opt_ptr[o + 1]):
-            node_opt[k] = o
-    size = np.zeros(n_items, np.uint32)
-    for k in range(nnz):
-        size[opt_items[k]] += 1
+    node_opt = np.repeat(np.arange(n_opts, dtype=np.uint32), np.diff(opt_ptr).astype(np.int64))
+    size = np.bincount(opt_items, minlength=n_items).astype(np.uint32)
     start = np.zeros(n_items + 1, np.uint32)
-    for i in range(n_items):
-        start[i + 1] = start[i] + size[i]
-    members = np.empty(nnz, np.uint32)
-    loc = np.empty(nnz, np.uint32)
-    fill = np.zeros(n_items, np.int64)
-    for k in range(nnz):
-        i = opt_items[k]
-        p = start[i] + fill[i]
-        members[p] = k
-        loc[k] = p
-        fill[i] += 1
-    active = np.arange(n_items).astype(np.uint32)
-    where = np.arange(n_items).astype(np.int64)
+    np.cumsum(size, out=start[1:])
+    # each item's segment lists its nodes in node order: a stable sort of nodes by item
+    members = np.argsort(opt_items, kind="stable").astype(np.uint32)
+    loc = np.empty(len(opt_items), np.uint32)
+    loc[members] = np.arange(len(opt_items), dtype=np.uint32)
+    active = np.arange(n_items, dtype=np.uint32)
+    where = np.arange(n_items, dtype=np.int64)
     count = mult.astype(np.int64).copy()
     return node_opt, size, start, members, loc, active, where, count
+
+
+@njit(cache=True, inline="always")
+def _copy(dst, src):
+    """dst[:] = src as a loop: numba's slice assignment brings its broadcasting checks and
+    their error strings, which doubled the kernel's compile time on a fresh install."""
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
 
 
 @njit(cache=True, inline="always")
@@ -201,7 +199,7 @@ def run(
                 kind[depth] = 0
                 n_active = _deactivate(i, active, where, n_active)
                 _hide(
-                    i, opt_ptr, opt_items, node_opt, size, start, members, loc,
+                    np.uint32(i), opt_ptr, opt_items, node_opt, size, start, members, loc,
                     where, count, n_primary, n_active, n_active, False,
                 )  # fmt: skip
             else:
@@ -221,9 +219,9 @@ def run(
             osp += n
             if n > 1 or kind[depth] == 1:
                 # a forced move (one option) never comes back to this state: skip the copy
-                saved_size[depth, :] = size
+                _copy(saved_size[depth], size)
                 if has_multi:
-                    saved_count[depth, :] = count
+                    _copy(saved_count[depth], count)
                 saved_active[depth] = n_active
             state = TRY
         elif state == TRY:
@@ -233,9 +231,9 @@ def run(
                 continue
             if oidx[depth] != ostart[depth] or kind[depth] == 1:
                 # back to the level's state (the first option finds it untouched)
-                size[:] = saved_size[depth, :]
+                _copy(size, saved_size[depth])
                 if has_multi:
-                    count[:] = saved_count[depth, :]
+                    _copy(count, saved_count[depth])
                 n_active = saved_active[depth]
             i = item_at[depth]
             if kind[depth] == 1 and size[i] < count[i]:
@@ -288,15 +286,15 @@ def run(
                 tpos += 1
             if kind[depth] == 1:
                 # tweak: later siblings must not use this option again
-                size[:] = saved_size[depth, :]
+                _copy(size, saved_size[depth])
                 if has_multi:
-                    count[:] = saved_count[depth, :]
+                    _copy(count, saved_count[depth])
                 n_active = saved_active[depth]
                 for k in range(opt_ptr[o], opt_ptr[o + 1]):
                     j = opt_items[k]
                     if where[j] < n_active:
                         _remove(k, j, size, start, members, loc)
-                saved_size[depth, :] = size
+                _copy(saved_size[depth], size)
             oidx[depth] += 1
             state = TRY
         elif state == BACKTRACK:

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from tessera.solvers.kernels import before_first_use
 from tessera.solvers.movement import (
     DIRECTIONS,
     FREE,
@@ -250,6 +251,94 @@ def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair):
     return ckeys, cvals, ccount
 
 
+# One record per state: the state it came from and the move that made it.
+_PARENT, _MASK, _DIR, _DIST = 0, 1, 2, 3
+# One row per movable group of a state: its pieces, direction, reach and piece count.
+_G_MASK, _G_DIR, _G_REACH, _G_SIZE = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def _grow(rows, count, size):
+    """A copy of `rows` (2-D) with room for `size` rows, the first `count` kept. Loops, not
+    slice assignment: numba compiles slice assignment's broadcasting checks and their error
+    strings, which tripled the search's compile time on a fresh install."""
+    out = np.empty((size, rows.shape[1]), rows.dtype)
+    for r in range(count):
+        for c in range(rows.shape[1]):
+            out[r, c] = rows[r, c]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _table_slot(table, hashes, states, child, h):
+    """Where `child` (hash h) sits in the open-addressing table: (slot, already seen)."""
+    mask = np.uint64(table.shape[0] - 1)
+    slot = h & mask
+    while table[slot] >= 0:
+        t = table[slot]
+        if hashes[t, 0] == h:
+            same = True
+            for a in range(child.shape[0]):
+                if states[t, a] != child[a]:
+                    same = False
+                    break
+            if same:
+                return slot, True
+        slot = (slot + np.uint64(1)) & mask
+    return slot, False
+
+
+@njit(cache=True, nogil=True)
+def _rehash(hashes, count, tsize):
+    """A fresh table of `tsize` slots over the first `count` states."""
+    table = np.full(tsize, -1, np.int64)
+    mask = np.uint64(tsize - 1)
+    for t in range(count):
+        slot = hashes[t, 0] & mask
+        while table[slot] >= 0:
+            slot = (slot + np.uint64(1)) & mask
+        table[slot] = t
+    return table
+
+
+@njit(cache=True, nogil=True)
+def _state_moves(dist, n, groups, moves):
+    """Every movable group of every direction with how far it goes and its piece count.
+    Returns (moves, groups, total): both buffers may have been grown."""
+    total = np.int64(0)
+    for d in range(6):
+        clos = closures(dist, d, n)
+        k = movable_groups(clos, n, np.int64(1), groups)
+        while k < 0:
+            groups = np.empty(groups.shape[0] * 4, np.int64)
+            k = movable_groups(clos, n, np.int64(1), groups)
+        if total + k > moves.shape[0]:
+            moves = _grow(moves, total, (total + k) * 2)
+        for g in range(k):
+            m = groups[g]
+            size = 0
+            for j in range(n):
+                size += (m >> j) & 1
+            moves[total, _G_MASK] = m
+            moves[total, _G_DIR] = d
+            moves[total, _G_REACH] = group_slide(dist, d, m, n)
+            moves[total, _G_SIZE] = size
+            total += 1
+    return moves, groups, total
+
+
+@njit(cache=True, nogil=True)
+def _smallest_free(moves, total, n):
+    """The movable group with the fewest pieces that comes free, or -1."""
+    best = -1
+    best_size = n + 1
+    for g in range(total):
+        if moves[g, _G_REACH] >= FREE and moves[g, _G_SIZE] < best_size:
+            best_size = moves[g, _G_SIZE]
+            best = g
+    return best
+
+
 @njit(cache=True, nogil=True)
 def _search(cells, starts, init, node_limit):
     """Breadth-first search for the first separation.
@@ -259,43 +348,32 @@ def _search(cells, starts, init, node_limit):
     """
     n = starts.shape[0] - 1
     width = n * 3
-    cap = 1024
-    if cap > node_limit:
-        cap = node_limit
+    cap = min(1024, node_limit)
     states = np.empty((cap, width), np.int32)
-    hashes = np.empty(cap, np.uint64)
-    parent = np.empty(cap, np.int64)
-    mmask = np.empty(cap, np.int64)
-    mdir = np.empty(cap, np.int8)
-    mdist = np.empty(cap, np.int32)
-    tsize = 4096
-    table = np.full(tsize, -1, np.int64)
+    hashes = np.empty((cap, 1), np.uint64)
+    rec = np.zeros((cap, 4), np.int64)
     for a in range(width):
         states[0, a] = init[a // 3, a % 3]
-    hashes[0] = _hash(states[0])
-    parent[0] = -1
-    mmask[0] = 0
-    mdir[0] = 0
-    mdist[0] = 0
-    table[hashes[0] & np.uint64(tsize - 1)] = 0
-    count = 1
+    hashes[0, 0] = _hash(states[0])
+    rec[0, _PARENT] = -1
+    # counters start as np.int64: a bare constant would make numba compile each callee twice,
+    # once for the literal and once for int64
+    count = np.int64(1)
+    table = _rehash(hashes, count, np.int64(4096))
     groups = np.empty(256, np.int64)
-    all_mask = np.empty(1536, np.int64)
-    all_dir = np.empty(1536, np.int8)
-    all_reach = np.empty(1536, np.int32)
-    all_size = np.empty(1536, np.int32)
+    moves = np.empty((1536, 4), np.int64)
     child = np.empty(width, np.int32)
     offsets = np.empty((n, 3), np.int32)
     dist = np.empty((6, n, n), np.int32)
     pair = np.empty(6, np.int32)
     ckeys = np.full(1024, -1, np.int64)
     cvals = np.empty((1024, 6), np.int32)
-    ccount = 0
+    ccount = np.int64(0)
     code = _STUCK
     goal = np.int64(-1)
     rmask = np.int64(0)
     rdir = np.int64(-1)
-    head = 0
+    head = np.int64(0)
     while head < count and code == _STUCK:
         s = head
         head += 1
@@ -304,135 +382,59 @@ def _search(cells, starts, init, node_limit):
         ckeys, cvals, ccount = _cached_distances(
             cells, starts, offsets, dist, ckeys, cvals, ccount, pair
         )
-        # every movable group of every direction, with how far it goes
-        total = 0
-        for d in range(6):
-            clos = closures(dist, d, n)
-            k = movable_groups(clos, n, np.int64(1), groups)
-            while k < 0:
-                groups = np.empty(groups.shape[0] * 4, np.int64)
-                k = movable_groups(clos, n, np.int64(1), groups)
-            if total + k > all_mask.shape[0]:
-                size = (total + k) * 2
-                m2 = np.empty(size, np.int64)
-                m2[:total] = all_mask[:total]
-                all_mask = m2
-                d2 = np.empty(size, np.int8)
-                d2[:total] = all_dir[:total]
-                all_dir = d2
-                r2 = np.empty(size, np.int32)
-                r2[:total] = all_reach[:total]
-                all_reach = r2
-                all_size = np.empty(size, np.int32)
-            for g in range(k):
-                all_mask[total] = groups[g]
-                all_dir[total] = d
-                all_reach[total] = group_slide(dist, d, groups[g], n)
-                total += 1
+        moves, groups, total = _state_moves(dist, n, groups, moves)
         # a removal now ends the search: take the smallest group that comes free
-        best = -1
-        best_size = n + 1
-        for g in range(total):
-            if all_reach[g] >= FREE:
-                size = 0
-                for j in range(n):
-                    size += (all_mask[g] >> j) & 1
-                if size < best_size:
-                    best_size = size
-                    best = g
+        best = _smallest_free(moves, total, n)
         if best >= 0:
             code = _FOUND
-            goal = s
-            rmask = all_mask[best]
-            rdir = np.int64(all_dir[best])
+            goal = np.int64(s)
+            rmask = moves[best, _G_MASK]
+            rdir = moves[best, _G_DIR]
             break
         # children of single pieces first, then of pairs, ...: the breadth-first tree then
         # prefers moving few pieces, as BurrTools' disassemblies do
-        for g in range(total):
-            size = 0
-            for j in range(n):
-                size += (all_mask[g] >> j) & 1
-            all_size[g] = size
         for gi in range(total * n):
             g = gi % total
-            if all_size[g] != gi // total + 1:
+            if moves[g, _G_SIZE] != gi // total + 1:
                 continue
-            m = all_mask[g]
-            d = np.int64(all_dir[g])
-            reach = all_reach[g]
+            m = moves[g, _G_MASK]
+            d = moves[g, _G_DIR]
             axis = d // 2
             sign = 1 if d % 2 == 0 else -1
-            for step in range(1, reach + 1):
+            for step in range(1, moves[g, _G_REACH] + 1):
                 for a in range(width):
                     child[a] = states[s, a]
                 for i in range(n):
                     if (m >> i) & 1:
                         child[i * 3 + axis] += sign * step
                 h = _hash(child)
-                slot = h & np.uint64(tsize - 1)
-                seen = False
-                while table[slot] >= 0:
-                    t = table[slot]
-                    if hashes[t] == h:
-                        same = True
-                        for a in range(width):
-                            if states[t, a] != child[a]:
-                                same = False
-                                break
-                        if same:
-                            seen = True
-                            break
-                    slot = (slot + np.uint64(1)) & np.uint64(tsize - 1)
+                slot, seen = _table_slot(table, hashes, states, child, h)
                 if seen:
                     continue
                 if count >= node_limit:
                     code = _LIMIT
                     break
                 if count >= cap:
-                    grown = cap * 2
-                    if grown > node_limit:
-                        grown = node_limit
-                    states2 = np.empty((grown, width), np.int32)
-                    states2[:count] = states[:count]
-                    states = states2
-                    hashes2 = np.empty(grown, np.uint64)
-                    hashes2[:count] = hashes[:count]
-                    hashes = hashes2
-                    parent2 = np.empty(grown, np.int64)
-                    parent2[:count] = parent[:count]
-                    parent = parent2
-                    mmask2 = np.empty(grown, np.int64)
-                    mmask2[:count] = mmask[:count]
-                    mmask = mmask2
-                    mdir2 = np.empty(grown, np.int8)
-                    mdir2[:count] = mdir[:count]
-                    mdir = mdir2
-                    mdist2 = np.empty(grown, np.int32)
-                    mdist2[:count] = mdist[:count]
-                    mdist = mdist2
-                    cap = grown
+                    cap = min(cap * 2, node_limit)
+                    states = _grow(states, count, cap)
+                    hashes = _grow(hashes, count, cap)
+                    rec = _grow(rec, count, cap)
                 for a in range(width):
                     states[count, a] = child[a]
-                hashes[count] = h
-                parent[count] = s
-                mmask[count] = m
-                mdir[count] = d
-                mdist[count] = step
+                hashes[count, 0] = h
+                rec[count, _PARENT] = s
+                rec[count, _MASK] = m
+                rec[count, _DIR] = d
+                rec[count, _DIST] = step
                 table[slot] = count
                 count += 1
-                if count * 2 > tsize:  # keep the table at most half full
-                    tsize *= 4
-                    table = np.full(tsize, -1, np.int64)
-                    for t in range(count):
-                        slot = hashes[t] & np.uint64(tsize - 1)
-                        while table[slot] >= 0:
-                            slot = (slot + np.uint64(1)) & np.uint64(tsize - 1)
-                        table[slot] = t
+                if count * 2 > table.shape[0]:  # keep the table at most half full
+                    table = _rehash(hashes, count, table.shape[0] * 4)
             if code != _STUCK:
                 break
     return (
-        code, states[:count], parent[:count], mmask[:count], mdir[:count], mdist[:count],
-        count, goal, rmask, rdir,
+        code, states[:count], rec[:count, _PARENT], rec[:count, _MASK], rec[:count, _DIR],
+        rec[:count, _DIST], count, goal, rmask, rdir,
     )  # fmt: skip
 
 
@@ -555,6 +557,7 @@ def disassemble(
     every = np.vstack(cells)
     if len(np.unique(every, axis=0)) != len(every):
         raise ValueError("two pieces share a cell: not an assembly")
+    before_first_use("disassembler", _search)
     run = _Run(cells, groups, node_limit)
     pieces = tuple(range(len(cells)))
     try:

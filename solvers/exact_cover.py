@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tessera.solvers import _cells_kernel as K
+from tessera.solvers.kernels import before_first_use
 from tessera.solvers.search_control import Cancelled, Progress, Report, Search, tree_fraction
 from tessera.solvers.trace import EventKind, TraceEvent
 
@@ -123,6 +124,7 @@ class ExactCoverSearch(Search):
             )
         self._matrix = (opt_ptr.astype(np.uint32), opt_items.astype(np.uint32), problem.n_primary)
         self._sets = K.build(problem.n_columns, *self._matrix[:2], mult)
+        before_first_use("exact-cover search", K.run)
         self._mult = mult
         self._low = problem.lower_array()
         self._has_low = bool(self._low.any())

@@ -23,7 +23,6 @@ after every assembly. Its first use after an install compiles it (about 9 s): th
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from PySide6.QtCore import QThread, Signal
 
@@ -37,30 +36,17 @@ KERNEL_FAMILIES = ("polycube", "domino")
 
 
 def kernel_ready() -> bool:
-    """Whether the exact-cover kernel is compiled in this process or cached on disk (numba's
-    index file beside the module); True when that cannot be told (never claim a compile)."""
-    try:
-        from tessera.solvers._cells_kernel import run
+    """Whether the exact-cover kernel is compiled in this process or cached on disk."""
+    from tessera.solvers.kernels import exact_cover_ready
 
-        return _compiled(run)
-    except Exception:  # numba's private layout changed: say nothing rather than guess
-        return True
+    return exact_cover_ready()
 
 
 def disassembler_ready() -> bool:
-    """The same for the disassembler's search (about 9 s to compile, once per install)."""
-    try:
-        from tessera.solvers.disassemble import _search
+    """The same for the disassembler's search (a few seconds to compile, once per install)."""
+    from tessera.solvers.kernels import disassembler_ready as ready
 
-        return _compiled(_search)
-    except Exception:
-        return True
-
-
-def _compiled(dispatcher) -> bool:
-    if dispatcher.signatures:
-        return True
-    return Path(dispatcher._cache._cache_file._index_path).exists()
+    return ready()
 
 
 def prepare_disassembler() -> None:
