@@ -37,7 +37,9 @@ def ratio(value: float | None) -> str:
         return f"{value:.0f}"
     if value >= 10:
         return f"{value:.1f}"
-    return f"{value:.2f}"
+    if value >= 0.1:
+        return f"{value:.2f}"
+    return f"{value:.2g}"
 
 
 def cell(text: object) -> str:
@@ -45,8 +47,16 @@ def cell(text: object) -> str:
 
 
 def machine(info: dict) -> str:
-    parts = [f"{k}: {v}" for k, v in sorted(info.items())]
-    return ", ".join(parts) if parts else "unknown machine"
+    """'2 cores, AMD EPYC, Linux x86_64, Python 3.11.7, load 2.1' from the recorded fields."""
+    parts = []
+    if "cores" in info:
+        parts.append(f"{info['cores']} cores")
+    parts += [str(info[k]) for k in ("cpu", "platform") if k in info]
+    if "python" in info:
+        parts.append(f"Python {info['python']}")
+    if "load" in info:
+        parts.append(f"load {info['load']}")
+    return ", ".join(parts) if parts else "an unrecorded machine"
 
 
 def render(path: Path = RESULTS) -> str:
@@ -58,16 +68,14 @@ def render(path: Path = RESULTS) -> str:
     if not rows:
         return f"!!! note\n    {EMPTY}.\n"
     out = []
-    dates = sorted({row.get("date", "") for row in rows if row.get("date")})
-    machines = sorted({machine(row.get("machine", {})) for row in rows})
-    when = f"{dates[0]} to {dates[-1]}" if len(dates) > 1 else (dates[0] if dates else "?")
-    out.append(f"Recorded {when} on {'; '.join(machines)}.")
-    out.append("")
     by_bench: dict[str, list[dict]] = {}
     for row in rows:
         by_bench.setdefault(row.get("benchmark", "other"), []).append(row)
     for bench, group in by_bench.items():
+        first = group[0]
         out.append(f"### `{bench}`")
+        out.append("")
+        out.append(f"Run {first.get('date', '?')} on {machine(first.get('machine', {}))}.")
         out.append("")
         out.append("| what | ours | reference | reference time | ratio | note |")
         out.append("|---|---|---|---|---|---|")
@@ -77,6 +85,11 @@ def render(path: Path = RESULTS) -> str:
                 f"| {cell(row.get('reference'))} | {seconds(row.get('reference_seconds'))} "
                 f"| {ratio(row.get('ratio'))} | {cell(row.get('note') or '')} |"
             )
+        out.append("")
+    missing = sorted(p.stem for p in path.parent.glob("bench_*.py") if p.stem not in by_bench)
+    if missing:
+        names = ", ".join(f"`{name}`" for name in missing)
+        out.append(f"No results recorded yet for {names}: run `make bench`.")
         out.append("")
     return "\n".join(out)
 
