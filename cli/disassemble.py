@@ -16,19 +16,20 @@ import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tessera.cli.layers import layer_diagram, piece_letters
 from tessera.cli.progress import ProgressBar
 from tessera.models.errors import NoSolution, PuzzleError
-from tessera.models.polycube import PolycubePuzzle
-from tessera.solvers.disassemble import (
-    DEFAULT_NODE_LIMIT,
-    Disassembly,
-    disassemble,
-    xmpuzzle_groups,
-)
-from tessera.solvers.movement import DIRECTION_NAMES, DIRECTIONS
-from tessera.solvers.polycube import PolycubeSolution
+
+if TYPE_CHECKING:  # the solvers (numpy, numba) load when a command runs, not for --help
+    from tessera.models.polycube import PolycubePuzzle
+    from tessera.solvers.disassemble import Disassembly
+    from tessera.solvers.polycube import PolycubeSolution
+
+#: `solvers.disassemble.DEFAULT_NODE_LIMIT`, written out so `--help` need not load the solver
+#: (tests/test_cli_startup.py checks that the two agree).
+DEFAULT_NODE_LIMIT = 1_000_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +67,8 @@ def piece_groups(puzzle: PolycubePuzzle, problem: int = 1) -> list[int]:
         return [int(p.group or 0) for p in puzzle.pieces]
     source = getattr(puzzle, "source", None) or ""
     if str(source).lower().endswith(".xmpuzzle"):
+        from tessera.solvers.disassemble import xmpuzzle_groups
+
         try:
             groups = xmpuzzle_groups(source, problem)
         except Exception:  # the loader already accepted the file; groups are a bonus
@@ -85,6 +88,8 @@ def analyse(
     limit: int | None = None,
 ) -> tuple[int, list[Analysed], int, bool]:
     """Disassemble every assembly: (assemblies seen, solutions, gave up, interrupted)."""
+    from tessera.solvers.disassemble import disassemble
+
     seen = 0
     gave_up = 0
     found: list[Analysed] = []
@@ -117,6 +122,8 @@ def sort_solutions(found: list[Analysed], key: str | None) -> list[Analysed]:
 
 def move_text(move, letters: Sequence[str]) -> str:
     """E.g. "AB +x2", "C -z out"."""
+    from tessera.solvers.movement import DIRECTION_NAMES, DIRECTIONS
+
     who = "".join(letters[i] for i in move.pieces)
     length = max(abs(v) for v in move.by)
     unit = tuple(v // length for v in move.by)

@@ -8,23 +8,15 @@ import random
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tessera.cli.output import write_text
+from tessera.cli.output import check_writable, write_text
 from tessera.cli.progress import Interruptible, ProgressBar, partial_note
-from tessera.models.domino import (
-    DominoPuzzle,
-    dumps,
-    render_text,
-    set_name,
-    to_dict,
-    to_json,
-    to_toml,
-)
-from tessera.models.domino_html import render_html
 from tessera.models.errors import NoSolution, PuzzleError
-from tessera.solvers.domino import DominoSolver, grade
-from tessera.solvers.domino_generate import generate
 from tessera.solvers.registry import load_puzzle
+
+if TYPE_CHECKING:  # the family loads with the command that needs it, not for --help
+    from tessera.models.domino import DominoPuzzle
 
 SIZE_RE = re.compile(r"^\s*([0-9]{1,9})\s*[xX\u00d7]\s*([0-9]{1,9})\s*$")
 
@@ -82,9 +74,17 @@ def _numbered(path: Path, i: int, count: int) -> Path:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    from tessera.models.domino import dumps, render_text, to_dict, to_json, to_toml
+    from tessera.models.domino_html import render_html
+    from tessera.solvers.domino_generate import generate
+
     cols, rows = parse_size(args.size)
     if args.count < 1:
         raise PuzzleError(f"--count must be at least 1, got {args.count}", "--count")
+    if args.out:  # before generating, not after it (the numbered files share its folder)
+        check_writable(_numbered(Path(args.out), 1, args.count))
+    if args.html:
+        check_writable(args.html)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     rng = random.Random(seed)
     bar = ProgressBar("generating")
@@ -134,6 +134,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _summary(puzzle: DominoPuzzle, i: int, count: int) -> str:
+    from tessera.models.domino import set_name
+
     head = f"puzzle {i}/{count}: " if count > 1 else ""
     text = f"{head}{puzzle.n_cols}x{puzzle.n_rows}, {set_name(puzzle.suits)} ({puzzle.suits} suits)"
     text += f", seed {puzzle.meta.get('seed')}"
@@ -143,6 +145,9 @@ def _summary(puzzle: DominoPuzzle, i: int, count: int) -> str:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from tessera.models.domino import dumps, render_text, to_dict
+    from tessera.solvers.domino import DominoSolver, grade
+
     puzzle = load_puzzle(args.puzzle, "domino")
     if args.count:
         solver = DominoSolver(puzzle)

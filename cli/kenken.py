@@ -7,14 +7,14 @@ import json
 import shlex
 import sys
 
-from tessera.cli.output import write_text
+from tessera.cli.output import check_writable, write_text
 from tessera.cli.progress import Interruptible, partial_note
 from tessera.models.errors import NoSolution
-from tessera.models.keen_id import encode_keen_id
-from tessera.models.kenken import format_grid, format_kenken
-from tessera.solvers.kenken import LEVELS, KenKenSearch
-from tessera.solvers.kenken_generate import generate
 from tessera.solvers.registry import load_puzzle
+
+#: `solvers.kenken.LEVELS`, written out so `--help` need not load the solver (numba);
+#: tests/test_cli_startup.py checks that the two agree.
+LEVELS = ("easy", "normal", "hard", "extreme")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _solve(args: argparse.Namespace) -> int:
+    from tessera.models.kenken import format_grid
+    from tessera.solvers.kenken import KenKenSearch
+
     puzzle = load_puzzle(args.puzzle, "kenken")
     search = KenKenSearch(puzzle)
     first = None
@@ -90,6 +93,12 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
+    from tessera.models.keen_id import encode_keen_id
+    from tessera.models.kenken import format_kenken
+    from tessera.solvers.kenken_generate import generate
+
+    if args.out:
+        check_writable(args.out)  # before the search, not after it
     made = generate(
         args.size,
         difficulty=args.difficulty,
@@ -120,5 +129,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _id(args: argparse.Namespace) -> int:
+    from tessera.models.keen_id import encode_keen_id
+
     print(encode_keen_id(load_puzzle(args.puzzle, "kenken")))
     return 0

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
-from tessera.models.polycube import PolycubePuzzle
-from tessera.solvers.polycube import PolycubeSolution
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # only for the annotations: this module loads without numpy
+    from tessera.models.polycube import PolycubePuzzle
+    from tessera.solvers.polycube import PolycubeSolution
 
 SYMBOL_POOL = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@$%&*=?!"
 

@@ -4,6 +4,11 @@ Each family's registry entry (`solvers.registry`) names the module that adds its
 the viewer's and the printable models' commands come after them. This file only dispatches and
 turns the errors users can cause into one line and an exit code:
 2 for bad input (`PuzzleError`), 1 for a puzzle with no solution, 130 for Ctrl-C.
+
+Building the parser must stay cheap: `tessera --help` and every `tessera COMMAND --help` load
+no numpy, numba, networkx, VTK or Qt. Each module in cli/ imports only argparse, the standard
+library, `models.errors`, `models.atomic` and the light registry at the top, and the solvers,
+models and viewer it needs inside the command function (tests/test_cli_startup.py checks).
 """
 
 from __future__ import annotations
@@ -43,8 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv:
         argv = ["view"]
     try:
-        # Building the parser imports every family (numpy, numba): Ctrl-C there is a clean
-        # exit too, not a traceback.
+        # The command's own imports (numpy, numba) happen inside args.func: Ctrl-C there
+        # is a clean exit too, not a traceback.
         parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):

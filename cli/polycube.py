@@ -7,20 +7,18 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tessera.cli import disassemble as disassembly_cli
-from tessera.cli.layers import layer_diagram, piece_letters, symbol_legend
-from tessera.cli.output import check_writable, writing
+from tessera.cli.output import check_parent, check_writable, writing
 from tessera.cli.progress import Interruptible, partial_note
 from tessera.models.assets import existing_file
-from tessera.models.atomic import AtomicFile
 from tessera.models.errors import NoSolution, PuzzleError
-from tessera.models.polycube import PolycubePuzzle
-from tessera.models.puzzle_writers import to_format1, to_xmpuzzle
-from tessera.solvers.polycube import PackingProblem, PolycubeSolution
-from tessera.solvers.polycube_plan import assembly_plan
-from tessera.solvers.polycube_symmetry import ClassSearch
 from tessera.solvers.registry import builtin_groups, load_puzzle
+
+if TYPE_CHECKING:  # numpy and numba load with the command that needs them, not for --help
+    from tessera.models.polycube import PolycubePuzzle
+    from tessera.solvers.polycube import PolycubeSolution
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +45,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     solve.add_argument("--json", action="store_true", help="machine-readable output")
     solve.add_argument("--show", action="store_true", help="draw each solution as layers")
     solve.add_argument("--plan", action="store_true", help="add an assembly order")
-    solve.add_argument("--trace", action="store_true", help="print the search's events")
+    solve.add_argument(
+        "--trace",
+        action="store_true",
+        help="also print the search's events up to its first solution (what Search mode shows)",
+    )
     cluster = solve.add_argument_group("counting on a Dask cluster (the 'cluster' extra)")
     cluster.add_argument("--scheduler", metavar="ADDRESS", help="count on this cluster")
     cluster.add_argument(
@@ -82,6 +84,9 @@ def run_convert(args: argparse.Namespace) -> int:
     if suffix not in (".xmpuzzle", ".toml"):
         raise PuzzleError("the output must end in .xmpuzzle or .toml", out)
     check_writable(out)
+    from tessera.models.atomic import AtomicFile
+    from tessera.models.puzzle_writers import to_format1, to_xmpuzzle
+
     puzzle = load_puzzle(args.puzzle, "polycube", problem=args.problem)
     if getattr(puzzle, "preplaced", None):
         raise PuzzleError("a figure with pre-placed pieces cannot be converted yet", args.puzzle)
@@ -167,6 +172,8 @@ def _count_on_cluster(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise PuzzleError("--workers must be at least 1")
+    if args.checkpoint:
+        check_parent(args.checkpoint)
     start = time.perf_counter()
     job = DistributedCount(
         puzzle, scheduler=args.scheduler, workers=args.workers, checkpoint=args.checkpoint
@@ -178,6 +185,8 @@ def _count_on_cluster(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
 
 def _count(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
     from tessera.solvers.batch import warm_kernel
+    from tessera.solvers.polycube import PackingProblem
+    from tessera.solvers.polycube_symmetry import ClassSearch
 
     warm_kernel()  # the compiled kernel's one-time load is start-up, not the count's time
     start = time.perf_counter()
@@ -212,11 +221,29 @@ def _print_counts(result: dict, start: float, args: argparse.Namespace) -> int:
 
 def _search(puzzle: PolycubePuzzle, args: argparse.Namespace):
     """The search whose solutions are printed, and the packing problem when its solutions are
-    rows of it (fixed listing and traces)."""
-    if args.distinct == "fixed" or args.trace:
+    rows of it (the fixed listing). Only `--distinct` picks it: `--trace` records its events
+    apart (`_trace`), so solution k is the same solution with or without it."""
+    from tessera.solvers.polycube import PackingProblem
+    from tessera.solvers.polycube_symmetry import ClassSearch
+
+    if args.distinct == "fixed":
         problem = PackingProblem(puzzle)
-        return problem.search(trace=args.trace), problem
+        return problem.search(), problem
     return ClassSearch(puzzle, mirrors=args.distinct == "symmetry"), None
+
+
+def _trace(puzzle: PolycubePuzzle, args: argparse.Namespace) -> tuple[list[dict], bool]:
+    """`--trace`: the events the viewer's Search mode replays (the exact-cover search up to
+    its first solution, at most `MAX_TRACE_EVENTS`), as dicts; and whether they were cut."""
+    from tessera.solvers.registry import FAMILIES, MAX_TRACE_EVENTS
+
+    trace = FAMILIES["polycube"].trace(puzzle, MAX_TRACE_EVENTS)
+    events = [
+        {"event": e.kind.name.lower(), "depth": e.depth}
+        | ({"placement": trace.describe(e.choice)} if e.choice >= 0 else {})
+        for e in trace.events
+    ]
+    return events, trace.truncated
 
 
 def _list(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
@@ -236,22 +263,20 @@ def _list(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
             if args.limit is not None and found >= args.limit:
                 break
     interrupted = run.interrupted
-    if args.trace and problem is not None:
-        events = [
-            {"event": e.kind.name.lower(), "depth": e.depth}
-            | ({"placement": problem.describe(e.choice)} if e.choice >= 0 else {})
-            for e in job.events
-        ]
-        if args.json:
-            pass
-        else:
+    if args.trace and not interrupted:
+        events, truncated = _trace(puzzle, args)
+        if not args.json:
             for e in events:
                 what = e.get("placement", "")
                 print(f"trace: {'  ' * e['depth']}{e['event']} {what}".rstrip())
+            if truncated:
+                print(f"trace: (cut after {len(events)} events)")
     if args.json:
         doc = {"puzzle": puzzle.name, "distinct": args.distinct, "solutions": out}
-        if args.trace and problem is not None:
+        if args.trace and not interrupted:
             doc["trace"] = events
+            if truncated:
+                doc["trace_truncated"] = True
         if interrupted:
             doc["partial"] = True
         print(json.dumps(doc))
@@ -270,6 +295,8 @@ def _solution_json(puzzle: PolycubePuzzle, solution: PolycubeSolution, plan: boo
     ]
     doc: dict = {"pieces": pieces}
     if plan:
+        from tessera.solvers.polycube_plan import assembly_plan
+
         ap = assembly_plan(puzzle, solution)
         doc["plan"] = {
             "complete": ap.complete,
@@ -283,6 +310,9 @@ def _solution_json(puzzle: PolycubePuzzle, solution: PolycubeSolution, plan: boo
 
 
 def _print_solution(puzzle, solution, number, args) -> None:
+    from tessera.cli.layers import layer_diagram, piece_letters, symbol_legend
+    from tessera.solvers.polycube_plan import assembly_plan
+
     letters = piece_letters(puzzle, solution)
     parts = []
     for letter, placed in zip(letters, solution.pieces, strict=True):
@@ -308,7 +338,14 @@ def _print_solution(puzzle, solution, number, args) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    rows = [(kind, name, path) for kind, items in builtin_groups().items() for name, path in items]
-    for kind, name, path in sorted(rows):
-        print(f"{kind:10} {name:28} {Path(path).name}")
+    from tessera.models.assets import PUZZLES
+
+    # a library folder (soma-figures/) lists as one block after its family's other built-ins
+    rows = []
+    for kind, items in builtin_groups().items():
+        for name, path in items:
+            where = Path(path).relative_to(PUZZLES) if Path(path).is_relative_to(PUZZLES) else path
+            rows.append((kind, Path(where).parent.as_posix(), name, Path(where).as_posix()))
+    for kind, _, name, where in sorted(rows):
+        print(f"{kind:10} {name:28} {where}")
     return 0

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tessera.cli.output import check_writable, writing
 from tessera.models.errors import NoSolution, PuzzleError
-from tessera.models.polycube import PolycubePuzzle
-from tessera.models.stl_export import Part, check_replaceable, piece_parts, write_parts
-from tessera.solvers.polycube import PolycubeSolution
-from tessera.solvers.polycube_identify import SolutionIndex
 from tessera.solvers.registry import load_puzzle
+
+if TYPE_CHECKING:  # numpy loads with the command, not for --help
+    from tessera.models.polycube import PolycubePuzzle
+    from tessera.models.stl_export import Part
+    from tessera.solvers.polycube import PolycubeSolution
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,6 +65,8 @@ def parts(
 ) -> list[Part]:
     """What to write: each piece instance (at its place in `solution`, if given), then the
     assembly (models/stl_export.py, shared with the window's File ▸ Export STL)."""
+    from tessera.models.stl_export import piece_parts
+
     instances = None if solution is None else [(p.piece, p.cells) for p in solution.pieces]
     whole = None
     if assembly and solution is not None:
@@ -71,12 +75,15 @@ def parts(
 
 
 def prepare_folder(folder: Path) -> None:
-    """Everything that can be wrong with the output folder, found before any solving."""
+    """Everything that can be wrong with the output folder, found before any solving. Its
+    parent must exist, as for every export (`cli.output.check_parent`): the folder itself is
+    made (or replaced whole), missing folders above it are not."""
+    from tessera.models.stl_export import check_replaceable
+
     if folder.exists() and not folder.is_dir():
         raise PuzzleError("exists and is not a folder", folder)
     with writing(folder):
         check_replaceable(folder)
-        folder.parent.mkdir(parents=True, exist_ok=True)
     check_writable(folder, folder=True)
 
 
@@ -99,6 +106,8 @@ def run_stl(args: argparse.Namespace) -> int:
         reason = puzzle.volume_problem()
         if reason:
             raise NoSolution(reason)
+        from tessera.solvers.polycube_identify import SolutionIndex
+
         index = SolutionIndex(puzzle)
         solution = index.solution(number)
         if solution is None:
@@ -108,6 +117,8 @@ def run_stl(args: argparse.Namespace) -> int:
                 f"--solution {number}: the puzzle has only {len(index.solutions)} distinct "
                 "solutions"
             )
+    from tessera.models.stl_export import write_parts
+
     with writing(folder):
         written = write_parts(
             parts(puzzle, solution, number, args.assembly), folder, args.cell_mm, args.gap_mm

@@ -12,16 +12,18 @@ from tessera.models.errors import PuzzleError
 with as_file(files("tessera") / "assets") as _assets:
     ASSETS = Path(_assets)
 PUZZLES = ASSETS / "puzzles"
-PUZZLE_SUFFIXES = (".toml", ".json", ".xmpuzzle", ".kenken")
+PUZZLE_SUFFIXES = (".toml", ".json", ".xmpuzzle", ".kenken", ".soma")
 
 
 def builtin_puzzles() -> dict[str, Path]:
-    """Built-in puzzles by name (the file stem), sorted by name."""
+    """Built-in puzzles by name (the file stem), sorted by name: the files of assets/puzzles/
+    and of its folders one level down (a library such as soma-figures/). A name in the top
+    folder wins over the same name in a library."""
     found = {}
-    for path in sorted(PUZZLES.glob("*")):
-        if path.suffix in PUZZLE_SUFFIXES:
+    for path in [*sorted(PUZZLES.glob("*/*")), *sorted(PUZZLES.glob("*"))]:
+        if path.suffix in PUZZLE_SUFFIXES and path.is_file():
             found[path.stem] = path
-    return found
+    return dict(sorted(found.items()))
 
 
 def existing_file(name_or_path: str | Path) -> Path | None:

@@ -134,7 +134,14 @@ def test_assembly_of_an_unsolvable_puzzle_exits_1(tessera, tmp_path, capsys):
 
 
 def test_a_new_export_replaces_the_old_folder_whole(tessera, tmp_path, capsys):
-    out = tmp_path / "a" / "b" / "pieces"  # missing parents are made
+    out = tmp_path / "a" / "b" / "pieces"
+    assert tessera(["stl", "soma", "--out", str(out)]) == 2  # missing parents are not made
+    assert (
+        capsys.readouterr().err
+        == f"tessera: error: {out.parent}: no such folder (create it first)\n"
+    )
+    assert not (tmp_path / "a").exists()
+    out.parent.mkdir(parents=True)
     assert tessera(["stl", "soma", "--out", str(out)]) == 0
     assert tessera(["stl", "pentominoes-3x20", "--out", str(out)]) == 0
     names = sorted(p.name for p in out.iterdir())

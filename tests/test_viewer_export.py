@@ -159,14 +159,18 @@ def test_bad_size_is_a_usage_error(capsys):
 
 
 def _blocked(tmp_path, how: str):
-    """An output path that cannot be written, and the reason the error names."""
+    """An output path that cannot be written, and the error (a missing or wrong folder is
+    named itself: cli/output.py's one rule for every export)."""
     if how == "parent is a file":
         (tmp_path / "file").write_text("")
-        return tmp_path / "file" / "x.png", "Not a directory"
+        return tmp_path / "file" / "x.png", f"{tmp_path / 'file'}: is not a folder"
     if how == "is a directory":
         (tmp_path / "x.png").mkdir()
-        return tmp_path / "x.png", "Is a directory"
-    return tmp_path / "missing" / "x.png", "No such file or directory"
+        return tmp_path / "x.png", "{out}: cannot write: Is a directory"
+    return (
+        tmp_path / "missing" / "x.png",
+        f"{tmp_path / 'missing'}: no such folder (create it first)",
+    )
 
 
 @pytest.mark.parametrize("command", ["render", "animate"])
@@ -174,7 +178,7 @@ def _blocked(tmp_path, how: str):
 def test_an_unwritable_output_is_one_line_before_any_rendering(
     tmp_path, capsys, monkeypatch, command, how
 ):
-    out, reason = _blocked(tmp_path, how)
+    out, error = _blocked(tmp_path, how)
     if command == "animate":
         out = out.with_suffix(".gif")
         if how == "is a directory":
@@ -187,7 +191,7 @@ def test_an_unwritable_output_is_one_line_before_any_rendering(
     monkeypatch.setattr(export, "export_animation", no_rendering)
     assert main([command, str(puzzle_file("soma")), "--out", str(out)]) == 2
     captured = capsys.readouterr()
-    assert captured.err == f"tessera: error: {out}: cannot write: {reason}\n"
+    assert captured.err == "tessera: error: " + error.replace("{out}", str(out)) + "\n"
     assert captured.out == ""
 
 
