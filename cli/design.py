@@ -30,6 +30,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_design(args: argparse.Namespace) -> int:
+    from tessera.cli.output import check_writable
+    from tessera.cli.viewer import check_display
+
+    if args.screenshot:
+        check_writable(args.screenshot)
+    check_display("design")
     from tessera.viewer.design.app import run
 
     return run(args.puzzle, screenshot=args.screenshot, soma=args.soma, argv=sys.argv[:1])

@@ -11,12 +11,72 @@ picture or video at the path.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
 
 from tessera.cli.output import check_writable, writing
 from tessera.models.errors import PuzzleError
+
+#: Qt platform plugins that need a display server (X: $DISPLAY, Wayland: $WAYLAND_DISPLAY).
+_DISPLAY_PLUGINS = ("xcb", "wayland", "wayland-egl")
+
+
+def no_display_reason() -> str | None:
+    """Why a Qt window cannot open here, or None when it can (or we cannot tell).
+
+    Only Linux and the BSDs need a display server. Qt then picks the plugin named by
+    QT_QPA_PLATFORM (a ';'-separated list, tried in order), else Wayland or X: with none of
+    their variables set, or an X display that refuses the connection, Qt aborts the process
+    (SIGABRT) instead of raising, so the command has to ask first."""
+    if sys.platform in ("win32", "darwin"):
+        return None
+    wanted = os.environ.get("QT_QPA_PLATFORM", "").strip()
+    plugins = [p.split(":", 1)[0].strip() for p in wanted.split(";") if p.strip()]
+    if not plugins:
+        plugins = ["wayland", "xcb"]
+    if any(p not in _DISPLAY_PLUGINS for p in plugins):
+        return None  # offscreen, vnc, eglfs...: no display server needed
+    if any(p.startswith("wayland") for p in plugins) and os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    if "xcb" in plugins:
+        display = os.environ.get("DISPLAY")
+        if not display:
+            return "DISPLAY is not set"
+        if not _x_display_answers():
+            return f"cannot connect to the X display {display!r}"
+        return None
+    return "WAYLAND_DISPLAY is not set"
+
+
+def _x_display_answers() -> bool:
+    """Whether $DISPLAY accepts a connection; True when libX11 cannot be loaded to ask."""
+    import ctypes
+
+    try:
+        xlib = ctypes.CDLL("libX11.so.6")
+    except OSError:
+        return True
+    xlib.XOpenDisplay.restype = ctypes.c_void_p
+    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    display = xlib.XOpenDisplay(None)
+    if not display:
+        return False
+    xlib.XCloseDisplay(display)
+    return True
+
+
+def check_display(command: str) -> None:
+    """Refuse to open a window where there is no display, in one line that says what to do
+    instead (exit 2), before Qt is imported."""
+    reason = no_display_reason()
+    if reason:
+        raise PuzzleError(
+            f"no display to open a window on ({reason}); export headless with "
+            f"'tessera render' / 'tessera animate', or run under 'xvfb-run tessera {command} ...'"
+        )
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -81,7 +141,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     animate.add_argument("--mode", choices=("solution", "search"), default="solution")
     animate.add_argument("--fps", type=_fps, default=12.0, metavar="F", help="default 12")
     animate.add_argument(
-        "--frames-per-step", type=_positive, default=8, metavar="N", help="glide frames (8)"
+        "--frames-per-step",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="glide frames per step (default 8, fewer for a long solution: at most about "
+        "360 frames in all)",
     )
     animate.add_argument("--size", type=_size, default=(640, 480), metavar="WxH")
     animate.add_argument(
@@ -134,9 +199,17 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_animate(args: argparse.Namespace) -> int:
     from tessera.cli.progress import ProgressBar
-    from tessera.viewer.export import animation_steps, encoder_size, export_animation
+    from tessera.viewer.export import (
+        animation_steps,
+        encoder_size,
+        export_animation,
+        missing_encoder,
+    )
 
     out = _check_out(args.out, (".gif", ".mp4"))
+    install = missing_encoder(out)
+    if install:
+        raise PuzzleError(f"writing {out.suffix.lower()} needs ffmpeg: {install}", out)
     _, scene = _scene(args, args.mode)
     steps = animation_steps(scene, args.mode, args.frames_per_step)
     bar = ProgressBar("animate")
@@ -157,6 +230,9 @@ def cmd_animate(args: argparse.Namespace) -> int:
 
 
 def cmd_view(args: argparse.Namespace) -> int:
+    if args.screenshot:
+        check_writable(args.screenshot)
+    check_display("view")
     from tessera.viewer.app import run
 
     return run(

@@ -298,6 +298,20 @@ class Checkpoint:
 # -- running on a cluster ---------------------------------------------------------------------
 
 
+def dask_distributed():
+    """The `dask.distributed` module, or the one-line error naming the command that installs
+    it: dask or distributed missing (or failing to import) is the extra not installed."""
+    try:
+        import dask.distributed
+    except ImportError as exc:
+        missing = f" (no module {exc.name!r})" if exc.name else ""
+        raise PuzzleError(
+            f"counting on a cluster needs the 'cluster' extra{missing}: "
+            "pip install 'tessera[cluster]'"
+        ) from None
+    return dask.distributed
+
+
 class DistributedCount(Cancellable):
     """A count on a Dask cluster: `scheduler` (an address) or `workers` local processes."""
 
@@ -319,12 +333,8 @@ class DistributedCount(Cancellable):
         self.done = False
 
     def _client(self):
-        try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError:
-            raise PuzzleError(
-                "counting on a cluster needs the 'cluster' extra: pip install 'tessera[cluster]'"
-            ) from None
+        dask = dask_distributed()
+        Client, LocalCluster = dask.Client, dask.LocalCluster
         if self.scheduler:
             try:
                 return Client(self.scheduler, timeout="10s"), None
@@ -346,8 +356,7 @@ class DistributedCount(Cancellable):
         on_client: Callable[[object], None] | None = None,
     ) -> Counts:
         """Count; on cancel, the counts of the finished subproblems, marked partial."""
-        from dask.distributed import as_completed
-
+        as_completed = dask_distributed().as_completed
         client, cluster = self._client()
         try:
             if on_client is not None:
