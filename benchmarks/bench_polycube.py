@@ -40,6 +40,13 @@ CASES = [
 ]
 
 
+def _published() -> dict[str, dict]:
+    import tomllib
+
+    fixtures = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "published.toml"
+    return tomllib.loads(fixtures.read_text(encoding="utf-8"))
+
+
 def xcover_count(problem: ExactCoverProblem) -> int:
     from xcover import covers
 
@@ -102,6 +109,10 @@ def run_case(name: str, what: str, full_xcover: bool) -> dict:
     job = ClassSearch(puzzle)
     counts, row["task_ours"] = timed(job.count)
     row["value"] = getattr(counts, what)
+    published = _published().get(f"polycube/{name}.toml", {})
+    for key in ("fixed", "up_to_rotation", "up_to_symmetry"):  # the suite's Bedlam check
+        if key in published:
+            assert getattr(counts, key) == published[key], (name, key, published[key])
     if full_xcover:
         full = PackingProblem(puzzle).exact_cover
         n, row["task_xcover"] = timed(xcover_count, full)

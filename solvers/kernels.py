@@ -58,3 +58,20 @@ def before_first_use(name: str, dispatcher: Any) -> None:
     if not is_compiled(dispatcher):
         for listener in list(_listeners):
             listener(name)
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) every kernel once, on tiny inputs: a test run does this
+    before its workers start, so they load the kernels instead of each compiling them."""
+    import numpy as np
+
+    from tessera.solvers.batch import warm_kernel
+    from tessera.solvers.disassemble import disassemble
+    from tessera.solvers.interlocking import plan_assembles
+    from tessera.solvers.movement import reach
+
+    warm_kernel()
+    two_cubes = [np.zeros((1, 3), np.int64), np.array([[1, 0, 0]], np.int64)]
+    disassemble(two_cubes)
+    plan_assembles(two_cubes)
+    reach(two_cubes, 1, max_steps=2)

@@ -7,13 +7,66 @@ an unclosed render window is what crashes at exit on real GPUs even when Xvfb ne
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from tests._paths import CONFORMANCE, ROOT, case_file
+from tests._paths import CONFORMANCE, HAVE_CONFORMANCE, ROOT, case_file
 
 BUILTINS = ROOT / "assets" / "puzzles"
+
+
+# -- no silent skips in CI ----------------------------------------------------------------------
+# A person who clones the project has no ../shared, and may lack the Debian packages that only
+# root can install: those tests skip, saying why. CI has everything, so there a skip means a
+# broken install or a missing folder that a green run would hide: strict mode (on when CI is
+# set, or with TESSERA_STRICT_SKIPS=1) refuses to start without ../shared and fails the run
+# on any skip, listing them.
+
+
+def strict_skips() -> bool:
+    flag = os.environ.get("TESSERA_STRICT_SKIPS")
+    if flag is not None:
+        return flag not in ("", "0")
+    return bool(os.environ.get("CI"))
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        # compile the kernels once for the run, before xdist's workers start: each would
+        # otherwise compile them itself on a fresh clone
+        from tessera.solvers.kernels import warm_up
+
+        warm_up()
+    if strict_skips() and not HAVE_CONFORMANCE:
+        raise pytest.UsageError(
+            f"{CONFORMANCE} is missing: CI reads the published ground truth there "
+            "(set TESSERA_STRICT_SKIPS=0 to run without it)"
+        )
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        _skips.append(f"{report.nodeid}: {reason}")
+
+
+_skips: list[str] = []
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller decides
+        return
+    if strict_skips() and _skips and exitstatus == 0:
+        session.exitstatus = 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if strict_skips() and _skips:
+        terminalreporter.section("skips are failures here (TESSERA_STRICT_SKIPS / CI)")
+        for line in _skips:
+            terminalreporter.write_line(line)
 
 
 def puzzle_file(name: str) -> Path:

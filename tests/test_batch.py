@@ -4,7 +4,6 @@ agreeing; and puzzles too big for the engine refused before anything big is allo
 from __future__ import annotations
 
 import resource
-import time
 from pathlib import Path
 
 import numpy as np
@@ -111,14 +110,12 @@ def _monocubes(copies: int) -> PolycubePuzzle:
 def test_a_hundred_thousand_copies_are_refused_with_a_reason_not_a_memory_error():
     puzzle = _monocubes(100_000)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    start = time.perf_counter()
     for build in (ClassSearch, PackingProblem):
         with pytest.raises(PuzzleError) as info:
             build(puzzle)
         message = str(info.value)
         assert message.startswith("m.toml: too big to search") and "GiB" in message
         assert "\n" not in message
-    assert time.perf_counter() - start < 5
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 200_000
 

@@ -8,13 +8,11 @@ import json
 import os
 import signal
 
-import pytest
+import dask.distributed  # noqa: E402,F401  (a declared test dependency: missing is an error)
 
 from tessera.solvers.distributed import Checkpoint, DistributedCount, count_task, merge, plan_tasks
 from tessera.solvers.registry import load_puzzle
 from tests._paths import case, run_cli
-
-pytest.importorskip("dask.distributed", reason="the cluster extra is part of make test")
 
 
 def test_the_split_is_exact_without_a_cluster():

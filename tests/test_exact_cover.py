@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -93,10 +92,8 @@ def test_cancel_from_another_thread_stops_a_long_count():
     search = ExactCoverSearch(domino_strip(80), slice_nodes=2000)  # ~3.8e16 solutions
     timer = threading.Timer(0.3, search.cancel)
     timer.start()
-    start = time.monotonic()
     with pytest.raises(Cancelled) as info:
-        search.count()
-    assert time.monotonic() - start < 10
+        search.count()  # the test's timeout catches a search that never looks at the flag
     assert info.value.partial == search.found > 0
 
 

@@ -167,7 +167,8 @@ def test_vtk_faces_layout():
 
 
 def test_stl_round_trip_ours_and_pyvista(tmp_path):
-    pv = pytest.importorskip("pyvista")
+    import pyvista as pv
+
     piece = load_polycube(SOMA).pieces[4]
     vertices, triangles = piece_surface(piece.cells, gap=1.0, cell_size=8.0)
     path = tmp_path / "A.stl"

@@ -12,13 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import pyvista as pv  # noqa: E402
 
 import tessera.cli.main as tessera_cli
 from tessera.models.polycube import load_polycube
 from tessera.solvers.polycube_identify import SolutionIndex
 from tests._paths import case_file
-
-pv = pytest.importorskip("pyvista")
 
 SOMA = case_file("polycube/soma.toml")
 

@@ -344,7 +344,8 @@ def stl_files(folder) -> dict[str, bytes]:
 
 
 def read_closed(path):
-    pv = pytest.importorskip("pyvista")
+    import pyvista as pv
+
     mesh = pv.read(path)
     assert mesh.n_cells > 0 and mesh.n_open_edges == 0, f"{path.name} is not closed"
     return mesh

@@ -19,6 +19,9 @@ from PySide6.QtWidgets import QApplication, QDoubleSpinBox, QStyle
 from tessera.viewer.state import ViewerState
 
 PLAY_INTERVAL_MS = 33  # ~30 frames a second while playing
+#: The most one tick may advance, in seconds of play: a machine too busy to tick on time
+#: shows fewer, larger steps, never a jump to the end.
+MAX_TICK_SECONDS = 0.25
 SPEED = {"solution": 2.0, "search": 25.0}  # steps per second when a mode is entered
 
 
@@ -89,6 +92,6 @@ class Playback(QObject):
     def _tick(self) -> None:
         now = time.monotonic()
         elapsed, self._clock = now - self._clock, now
-        self.state.set_step(self.state.step + self.speed.value() * min(elapsed, 0.25))
+        self.state.set_step(self.state.step + self.speed.value() * min(elapsed, MAX_TICK_SECONDS))
         if self.state.at_end:
             self.pause()
