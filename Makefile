@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 DEBIAN_PACKAGES := xvfb libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libegl1 chromium chromium-driver
 
-.PHONY: run test bench lint format system-deps clean fuzz
+.PHONY: run test bench lint format system-deps clean fuzz docs
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,8 +46,11 @@ fuzz: system-deps $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q tests/fuzz
 	TESSERA_KILLS=100 $(PY) -m pytest -q tests/test_export_kill.py
 
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 bench: system-deps $(STAMP)
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build site *.egg-info .pytest_cache .ruff_cache

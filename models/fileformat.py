@@ -2,7 +2,7 @@
 
 tomllib and json both report where a syntax error is; for semantic errors (an unknown key, a
 bad coordinate) we find the line by looking for the key in the text. That is a heuristic, but
-it names the right line for every file written the way the README shows.
+it names the right line for every file written the way docs/file-formats.md shows.
 
 Both parsers have limits of their own that surface as other exceptions: an integer of more than
 4,300 digits (`ValueError` from `int`) and arrays nested a few hundred deep (`RecursionError`).
