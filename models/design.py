@@ -706,7 +706,7 @@ def _toml_layers(layers: list[list[str]]) -> str:
 
 
 def to_toml(state: DesignState) -> str:
-    """Format 1 TOML (docs/file-formats.md: 'Puzzle file format 1'), readable by `load_polycube` and so by
+    """Format 1 TOML (docs/file-formats.md), readable by `load_polycube` and so by
     `solvers.registry.load`. Pieces are written as layers, the target too (with `+` for its
     optional cells), so the file reads like the drawing. Format 1 has no pre-placed pieces:
     a document with some is refused with the two ways out, never saved without them."""

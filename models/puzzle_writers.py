@@ -104,7 +104,7 @@ def _voxel_colours(cells: np.ndarray, colours) -> list[str]:
 
 
 def to_format1(puzzle: PolycubePuzzle) -> str:
-    """The puzzle as format 1 TOML (docs/file-formats.md: 'Puzzle file format 1'), shapes as layers."""
+    """The puzzle as format 1 TOML (docs/file-formats.md), shapes as layers."""
     lines = [
         'kind = "polycube"',
         "format = 1",
