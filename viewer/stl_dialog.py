@@ -48,7 +48,9 @@ def export_stl(
     if whole:
         parts = parts[-1:]
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    if not folder.parent.is_dir():  # the command line's rule: missing parents are named
+        raise ValueError(f"{folder.parent}: no such folder (create it first)")
+    folder.mkdir(exist_ok=True)
     out = []
     for part in parts:
         _, vol = write_part(part, folder, cell_mm, gap_mm)
