@@ -5,8 +5,9 @@ itself: pressed while numpy and numba load, Ctrl-C is a one-line exit 130, not a
 """
 
 import os
-import signal
 import sys
+
+from tessera.cli.interrupt import interrupted
 
 
 def run() -> int:
@@ -39,13 +40,6 @@ def _say_compiling(kernel: str) -> None:
         file=sys.stderr,
         flush=True,
     )
-
-
-def interrupted() -> None:
-    """Say so once; a Ctrl-C still pending (one press can trip the handler again while C code
-    unwinds) must not turn the exit into a traceback or a death by SIGINT."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    print("tessera: interrupted", file=sys.stderr)
 
 
 if __name__ == "__main__":

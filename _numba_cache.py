@@ -27,7 +27,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 #: Folders holding modules compiled with `cache=True` (numba caches next to each source file).
-CACHED_SOURCES = ("solvers",)
+CACHED_SOURCES = ("solvers", "solvers/polycube")
 _NO_CACHE_FLAG = "TESSERA_NUMBA_NO_CACHE"
 
 

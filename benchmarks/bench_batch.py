@@ -36,9 +36,9 @@ warnings.filterwarnings("ignore")  # xcover's numba type-safety chatter
 
 from tessera.models.assets import resolve_puzzle  # noqa: E402
 from tessera.models.polycube import load_polycube  # noqa: E402
-from tessera.solvers.batch import count_files, warm_kernel  # noqa: E402
-from tessera.solvers.polycube import PackingProblem  # noqa: E402
-from tessera.solvers.polycube_symmetry import ClassSearch  # noqa: E402
+from tessera.solvers.polycube.batch import count_files, warm_kernel  # noqa: E402
+from tessera.solvers.polycube.packing import PackingProblem  # noqa: E402
+from tessera.solvers.polycube.symmetry import ClassSearch  # noqa: E402
 
 FIGURES = ROOT.parent / "shared" / "conformance" / "soma-figures"
 YASS_218 = 1.6  # seconds, one yass process per file, the issue's measurement
@@ -61,7 +61,7 @@ def cold_batch_seconds(files: list[Path]) -> float:
     says little, the CPU time what an idle one would need at least, divided by the cores)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     code = (
-        "import sys; from tessera.solvers.batch import count_files;"
+        "import sys; from tessera.solvers.polycube.batch import count_files;"
         "files = sys.stdin.read().split('\\n');"
         "results = list(count_files(files));"
         "assert len(results) == len(files)"

@@ -32,8 +32,8 @@ BURRTOOLS = {
 def analyse(path: Path) -> tuple[int, int, list[str], float, float]:
     """(assemblies, solutions, levels, seconds to assemble, seconds to disassemble)."""
     from tessera.models.burrtools import load_xmpuzzle
-    from tessera.solvers.disassemble import disassemble, xmpuzzle_groups
-    from tessera.solvers.polycube_symmetry import ClassSearch
+    from tessera.solvers.polycube.disassemble import disassemble, xmpuzzle_groups
+    from tessera.solvers.polycube.symmetry import ClassSearch
 
     start = time.perf_counter()
     puzzle = load_xmpuzzle(path)

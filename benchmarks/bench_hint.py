@@ -20,9 +20,9 @@ import xcover
 
 from tessera.models.mesh import piece_surface
 from tessera.models.polycube import load_polycube
-from tessera.solvers.polycube import PackingProblem
-from tessera.solvers.polycube_hint import hint
-from tessera.solvers.polycube_identify import SolutionIndex, placement_of
+from tessera.solvers.polycube.hint import hint
+from tessera.solvers.polycube.identify import SolutionIndex, placement_of
+from tessera.solvers.polycube.packing import PackingProblem
 
 SOMA = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "polycube" / "soma.toml"
 

@@ -27,8 +27,8 @@ warnings.filterwarnings("ignore")  # xcover's numba type-safety chatter
 from tessera.models.assets import resolve_puzzle  # noqa: E402
 from tessera.models.polycube import load_polycube  # noqa: E402
 from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch  # noqa: E402
-from tessera.solvers.polycube import PackingProblem  # noqa: E402
-from tessera.solvers.polycube_symmetry import ClassSearch  # noqa: E402
+from tessera.solvers.polycube.packing import PackingProblem  # noqa: E402
+from tessera.solvers.polycube.symmetry import ClassSearch  # noqa: E402
 
 CASES = [
     # (built-in, count to report, run xcover on the full matrix too)

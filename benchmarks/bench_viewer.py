@@ -128,8 +128,8 @@ def _reference(scene, step: float, size: tuple[int, int]):
 
 def run() -> list[tuple]:
     t0 = time.perf_counter()
-    from tessera.viewer.app import application
-    from tessera.viewer.window import MainWindow
+    from tessera.viewer._qt.app import application
+    from tessera.viewer._qt.window import MainWindow
 
     imported = time.perf_counter() - t0
     app = application(["bench"])

@@ -2,7 +2,7 @@
 
 Draw pieces and a target cube by cube, with a live count of the solutions; any polycube file
 (TOML, JSON, BurrTools `.xmpuzzle`, yass `.soma`) or built-in name opens into it. The window
-lives in `tessera.viewer.design`, imported only when the command runs, so `tessera --help` and
+lives in `tessera.viewer._qt.design`, imported only when the command runs, so `tessera --help` and
 every headless command stay free of Qt.
 """
 
@@ -36,6 +36,6 @@ def cmd_design(args: argparse.Namespace) -> int:
     if args.screenshot:
         check_writable(args.screenshot)
     check_display("design")
-    from tessera.viewer.design.app import run
+    from tessera.viewer._qt.design.app import run
 
     return run(args.puzzle, screenshot=args.screenshot, soma=args.soma, argv=sys.argv[:1])

@@ -24,8 +24,8 @@ from tessera.models.errors import NoSolution, PuzzleError
 
 if TYPE_CHECKING:  # the solvers (numpy, numba) load when a command runs, not for --help
     from tessera.models.polycube import PolycubePuzzle
-    from tessera.solvers.disassemble import Disassembly
-    from tessera.solvers.polycube import PolycubeSolution
+    from tessera.solvers.polycube.disassemble import Disassembly
+    from tessera.solvers.polycube.packing import PolycubeSolution
 
 #: `solvers.disassemble.DEFAULT_NODE_LIMIT`, written out so `--help` need not load the solver
 #: (tests/test_cli_startup.py checks that the two agree).
@@ -67,7 +67,7 @@ def piece_groups(puzzle: PolycubePuzzle, problem: int = 1) -> list[int]:
         return [int(p.group or 0) for p in puzzle.pieces]
     source = getattr(puzzle, "source", None) or ""
     if str(source).lower().endswith(".xmpuzzle"):
-        from tessera.solvers.disassemble import xmpuzzle_groups
+        from tessera.solvers.polycube.disassemble import xmpuzzle_groups
 
         try:
             groups = xmpuzzle_groups(source, problem)
@@ -88,7 +88,7 @@ def analyse(
     limit: int | None = None,
 ) -> tuple[int, list[Analysed], int, bool]:
     """Disassemble every assembly: (assemblies seen, solutions, gave up, interrupted)."""
-    from tessera.solvers.disassemble import disassemble
+    from tessera.solvers.polycube.disassemble import disassemble
 
     seen = 0
     gave_up = 0
@@ -122,7 +122,7 @@ def sort_solutions(found: list[Analysed], key: str | None) -> list[Analysed]:
 
 def move_text(move, letters: Sequence[str]) -> str:
     """E.g. "AB +x2", "C -z out"."""
-    from tessera.solvers.movement import DIRECTION_NAMES, DIRECTIONS
+    from tessera.solvers.polycube.movement import DIRECTION_NAMES, DIRECTIONS
 
     who = "".join(letters[i] for i in move.pieces)
     length = max(abs(v) for v in move.by)

@@ -74,8 +74,9 @@ def _numbered(path: Path, i: int, count: int) -> Path:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from tessera.models.domino import dumps, render_text, to_dict, to_json, to_toml
+    from tessera.models.domino import render_text, to_toml
     from tessera.models.domino_html import render_html
+    from tessera.models.domino_json import dumps, to_dict, to_json
     from tessera.solvers.domino_generate import generate
 
     cols, rows = parse_size(args.size)
@@ -145,7 +146,8 @@ def _summary(puzzle: DominoPuzzle, i: int, count: int) -> str:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from tessera.models.domino import dumps, render_text, to_dict
+    from tessera.models.domino import render_text
+    from tessera.models.domino_json import dumps, to_dict
     from tessera.solvers.domino import DominoSolver, grade
 
     puzzle = load_puzzle(args.puzzle, "domino")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only for the annotations: this module loads without numpy
     from tessera.models.polycube import PolycubePuzzle
-    from tessera.solvers.polycube import PolycubeSolution
+    from tessera.solvers.polycube.packing import PolycubeSolution
 
 SYMBOL_POOL = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@$%&*=?!"
 

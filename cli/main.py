@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(str(exc) or "no solution", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        from tessera.__main__ import interrupted
+        from tessera.cli.interrupt import interrupted
 
         interrupted()
         return 130

@@ -18,7 +18,7 @@ from tessera.solvers.registry import builtin_groups, load_puzzle
 
 if TYPE_CHECKING:  # numpy and numba load with the command that needs them, not for --help
     from tessera.models.polycube import PolycubePuzzle
-    from tessera.solvers.polycube import PolycubeSolution
+    from tessera.solvers.polycube.packing import PolycubeSolution
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -130,7 +130,7 @@ def _is_folder(name: str) -> bool:
 def _count_many(args: argparse.Namespace) -> int:
     """A batch: one line per file as each finishes, spread over the cores; a bad file is its
     one-line error on stderr and the batch goes on (exit 2 at the end)."""
-    from tessera.solvers.batch import count_files, expand_paths
+    from tessera.solvers.polycube.batch import count_files, expand_paths
 
     for option in ("limit", "scheduler", "workers", "checkpoint"):
         if getattr(args, option):
@@ -168,7 +168,7 @@ def _disassemble(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
 
 
 def _count_on_cluster(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
-    from tessera.solvers.distributed import DistributedCount
+    from tessera.solvers.polycube.distributed import DistributedCount
 
     if args.workers is not None and args.workers < 1:
         raise PuzzleError("--workers must be at least 1")
@@ -184,9 +184,9 @@ def _count_on_cluster(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
 
 
 def _count(puzzle: PolycubePuzzle, args: argparse.Namespace) -> int:
-    from tessera.solvers.batch import warm_kernel
-    from tessera.solvers.polycube import PackingProblem
-    from tessera.solvers.polycube_symmetry import ClassSearch
+    from tessera.solvers.polycube.batch import warm_kernel
+    from tessera.solvers.polycube.packing import PackingProblem
+    from tessera.solvers.polycube.symmetry import ClassSearch
 
     warm_kernel()  # the compiled kernel's one-time load is start-up, not the count's time
     start = time.perf_counter()
@@ -223,8 +223,8 @@ def _search(puzzle: PolycubePuzzle, args: argparse.Namespace):
     """The search whose solutions are printed, and the packing problem when its solutions are
     rows of it (the fixed listing). Only `--distinct` picks it: `--trace` records its events
     apart (`_trace`), so solution k is the same solution with or without it."""
-    from tessera.solvers.polycube import PackingProblem
-    from tessera.solvers.polycube_symmetry import ClassSearch
+    from tessera.solvers.polycube.packing import PackingProblem
+    from tessera.solvers.polycube.symmetry import ClassSearch
 
     if args.distinct == "fixed":
         problem = PackingProblem(puzzle)
@@ -295,7 +295,7 @@ def _solution_json(puzzle: PolycubePuzzle, solution: PolycubeSolution, plan: boo
     ]
     doc: dict = {"pieces": pieces}
     if plan:
-        from tessera.solvers.polycube_plan import assembly_plan
+        from tessera.solvers.polycube.plan import assembly_plan
 
         ap = assembly_plan(puzzle, solution)
         doc["plan"] = {
@@ -311,7 +311,7 @@ def _solution_json(puzzle: PolycubePuzzle, solution: PolycubeSolution, plan: boo
 
 def _print_solution(puzzle, solution, number, args) -> None:
     from tessera.cli.layers import layer_diagram, piece_letters, symbol_legend
-    from tessera.solvers.polycube_plan import assembly_plan
+    from tessera.solvers.polycube.plan import assembly_plan
 
     letters = piece_letters(puzzle, solution)
     parts = []

@@ -23,7 +23,7 @@ from tessera.solvers.registry import load_puzzle
 if TYPE_CHECKING:  # numpy loads with the command, not for --help
     from tessera.models.polycube import PolycubePuzzle
     from tessera.models.stl_export import Part
-    from tessera.solvers.polycube import PolycubeSolution
+    from tessera.solvers.polycube.packing import PolycubeSolution
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -106,7 +106,7 @@ def run_stl(args: argparse.Namespace) -> int:
         reason = puzzle.volume_problem()
         if reason:
             raise NoSolution(reason)
-        from tessera.solvers.polycube_identify import SolutionIndex
+        from tessera.solvers.polycube.identify import SolutionIndex
 
         index = SolutionIndex(puzzle)
         solution = index.solution(number)

@@ -157,14 +157,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _scene(args: argparse.Namespace, mode: str):
-    from tessera.solvers.interlocking import listed_solution
     from tessera.viewer.families import load
     from tessera.viewer.scenes import build_scene
 
     family = load(args.puzzle)
     if mode == "search":
         return family, build_scene(family, None, "search", family.trace())
-    return family, build_scene(family, listed_solution(family, args.solution - 1), "solution")
+    return family, build_scene(family, family.solution(args.solution - 1), "solution")
 
 
 def _check_out(out: str, suffixes: tuple[str, ...]) -> Path:
@@ -233,7 +232,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     if args.screenshot:
         check_writable(args.screenshot)
     check_display("view")
-    from tessera.viewer.app import run
+    from tessera.viewer._qt.app import run
 
     return run(
         args.puzzle or "soma",

@@ -380,48 +380,6 @@ def pairs_as_lists(pairs: Sequence[Pair]) -> list[list[int]]:
     return [[a[0], a[1], b[0], b[1]] for a, b in pairs]
 
 
-def to_dict(puzzle: DominoPuzzle) -> dict[str, Any]:
-    """What `--json` prints: numbers, orientations and the solution, plus the row strings so the
-    same JSON loads back as a puzzle file."""
-    from tessera.models.dominosa_id import dominosa_id_or_none
-
-    out: dict[str, Any] = {
-        "kind": "domino",
-        "name": puzzle.name,
-        "size": f"{puzzle.n_cols}x{puzzle.n_rows}",
-        "suits": puzzle.suits,
-        "oriented_pips": puzzle.oriented_pips,
-        "rows": puzzle.row_strings(),
-        "numbers": puzzle.numbers,
-        "orientations": puzzle.marks,
-    }
-    if puzzle.difficulty:
-        out["difficulty"] = puzzle.difficulty
-    for key in ("seed", "tries"):
-        if key in puzzle.meta:
-            out[key] = puzzle.meta[key]
-    ident = None if puzzle.oriented_pips else dominosa_id_or_none(puzzle)
-    if ident:
-        out["dominosa_id"] = ident
-    if puzzle.solution is not None:
-        out["solution"] = {"pairs": pairs_as_lists(puzzle.solution)}
-    return out
-
-
-def dumps(data: Any) -> str:
-    """JSON with one line per innermost list (a row of numbers, a pair), so boards stay legible."""
-    text = json.dumps(data, indent=1)
-    return re.sub(
-        r"\[\s*([^\[\]{}]*?)\s*\]",
-        lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]",
-        text,
-    )
-
-
-def to_json(puzzle: DominoPuzzle) -> str:
-    return dumps(to_dict(puzzle))
-
-
 def to_toml(puzzle: DominoPuzzle) -> str:
     """The puzzle file, with its solution when known."""
     lines = ['kind = "domino"']

@@ -146,8 +146,8 @@ def check_kind(data: dict[str, Any], expected: str, text: str, path: str | Path)
     if not isinstance(kind, str) or kind not in KNOWN_KINDS:
         known = ", ".join(KNOWN_KINDS)
         raise PuzzleError(f"unknown kind {printable(kind)} (known: {known})", path, line)
-    command = "tessera solve" if kind == "polycube" else f"tessera {kind} solve"
-    raise PuzzleError(f"this is a {kind} puzzle: use '{command}'", path, line)
+    # (the registry names the command that opens it, before any loader is reached)
+    raise PuzzleError(f"this is a {kind} puzzle, not a {expected} puzzle", path, line)
 
 
 def key_line(text: str, key: str, after: int = 0) -> int | None:

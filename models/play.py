@@ -4,7 +4,7 @@ The window (viewer/) only draws this model and turns clicks and keys into its op
 everything a player can do is testable headless. As in napari, the model announces changes
 through psygnal signals (`model.events.moved.connect(fn)`), not Qt signals, and knows nothing
 of solvers: which known solution a finished assembly is, and hints, live in
-solvers/polycube_identify.py and solvers/polycube_hint.py, fed by `assembly()`.
+solvers/polycube/identify.py and solvers/polycube/hint.py, fed by `assembly()`.
 
 A pose is a rotation (an index into `geometry.rotations()`) and an integer offset:
 `cells = base @ R.T + offset`. Rotations turn a piece about the centre of its *anchor* cell

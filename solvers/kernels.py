@@ -10,7 +10,8 @@ prints and never imports numba itself: it only reads the dispatchers the solvers
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,22 +33,21 @@ def is_compiled(dispatcher: Any) -> bool:
         return True
 
 
-def exact_cover_ready() -> bool:
-    from tessera.solvers._cells_kernel import run
-
-    return is_compiled(run)
-
-
-def disassembler_ready() -> bool:
-    from tessera.solvers.disassemble import _search
-
-    return is_compiled(_search)
-
-
 def on_compile(listener: CompileListener) -> None:
     """Call `listener(kernel_name)` once per kernel that is about to be compiled."""
     if listener not in _listeners:
         _listeners.append(listener)
+
+
+@contextmanager
+def compile_notices(listener: CompileListener) -> Iterator[None]:
+    """`on_compile(listener)` for the length of a `with` block (the window's solve worker)."""
+    on_compile(listener)
+    try:
+        yield
+    finally:
+        if listener in _listeners:
+            _listeners.remove(listener)
 
 
 def before_first_use(name: str, dispatcher: Any) -> None:
@@ -58,20 +58,3 @@ def before_first_use(name: str, dispatcher: Any) -> None:
     if not is_compiled(dispatcher):
         for listener in list(_listeners):
             listener(name)
-
-
-def warm_up() -> None:
-    """Compile (or load from the cache) every kernel once, on tiny inputs: a test run does this
-    before its workers start, so they load the kernels instead of each compiling them."""
-    import numpy as np
-
-    from tessera.solvers.batch import warm_kernel
-    from tessera.solvers.disassemble import disassemble
-    from tessera.solvers.interlocking import plan_assembles
-    from tessera.solvers.movement import reach
-
-    warm_kernel()
-    two_cubes = [np.zeros((1, 3), np.int64), np.array([[1, 0, 0]], np.int64)]
-    disassemble(two_cubes)
-    plan_assembles(two_cubes)
-    reach(two_cubes, 1, max_steps=2)

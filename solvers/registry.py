@@ -14,7 +14,7 @@ layers), and importing a family never drags in Qt, VTK or argparse.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -54,6 +54,22 @@ class FamilyEntry:
     suffixes: tuple[str, ...] = ()
     is_game_id: Callable[[str], bool] | None = None
     load_game_id: Callable[[str], Any] | None = None
+    # -- capabilities: what differs between families is asked here, never by family name --
+    #: The family's name in the window's puzzle browser.
+    title: str = ""
+    #: Pieces can be picked up, turned and placed by hand (Play mode).
+    playable: bool = False
+    #: The puzzle can be drawn and edited cube by cube (Design mode, STL export).
+    editable: bool = False
+    #: Its search runs on the compiled exact-cover kernel (a fresh install compiles it once).
+    uses_kernel: bool = False
+    #: What the solution list keeps of each thing the search finds (None: everything):
+    #: `keep(puzzle, found, number)` returns the solution to list, or None to leave it out
+    #: (burrs: only assemblies that come apart, with their disassembly).
+    keep: Callable[[Any, Any, int], Any] | None = None
+    #: Which listed solution a trace's stack of choices shows (None: not matched):
+    #: `match_trace(puzzle, trace, stack, solutions)` returns an index into `solutions`.
+    match_trace: Callable[[Any, Trace, Sequence[int], Sequence[Any]], int | None] | None = None
 
 
 FAMILIES: dict[str, FamilyEntry] = {}
@@ -87,15 +103,16 @@ class LoadedPuzzle:
     def trace(self, max_events: int = MAX_TRACE_EVENTS) -> Trace:
         return self.entry.trace(self.puzzle, max_events)
 
-    def solution(self, k: int, listing: Callable[[Iterable], Iterable] | None = None) -> Any:
-        """The k-th solution (0-based) in listing order, found without a thread (CLI);
-        `listing` may filter what the search finds (the window lists only burrs' assemblies
-        that come apart)."""
+    def solution(self, k: int) -> Any:
+        """The k-th solution (0-based) as the window's list numbers it, found without a thread
+        (CLI): what the family's `keep` lets through (only burrs' assemblies that come apart)."""
         search = self.solve()
         try:
             found = search.solutions()
-            if listing is not None:
-                found = listing(found)
+            if self.entry.keep is not None:
+                keep, puzzle = self.entry.keep, self.puzzle
+                kept = (keep(puzzle, s, number) for number, s in enumerate(found, 1))
+                found = (s for s in kept if s is not None)
             found = next(itertools.islice(found, k, None), None)
         finally:
             search.cancel()
@@ -195,13 +212,25 @@ def _polycube_load(path: Path, problem: int = 1) -> Any:
 
 
 def _polycube_search(puzzle: Any) -> Search:
-    from tessera.solvers.polycube_symmetry import ClassSearch
+    from tessera.solvers.polycube.symmetry import ClassSearch
 
     return ClassSearch(puzzle)
 
 
+def _polycube_keep(puzzle: Any, found: Any, number: int) -> Any:
+    from tessera.solvers.polycube.interlocking import analyse
+
+    return analyse(puzzle, found, number)
+
+
+def _polycube_match_trace(puzzle: Any, trace: Trace, stack: Sequence[int], solutions) -> Any:
+    from tessera.solvers.polycube.trace_match import polycube_row
+
+    return polycube_row(puzzle, trace, stack, solutions)
+
+
 def _polycube_trace(puzzle: Any, max_events: int) -> Trace:
-    from tessera.solvers.polycube import PackingProblem
+    from tessera.solvers.polycube.packing import PackingProblem
     from tessera.solvers.trace import EventKind
 
     problem = PackingProblem(puzzle)
@@ -322,6 +351,12 @@ register(
         scene_module="tessera.viewer.scenes.polycube",
         cli_module="tessera.cli.polycube",
         suffixes=(".xmpuzzle", ".soma"),
+        title="Polycubes",
+        playable=True,
+        editable=True,
+        uses_kernel=True,
+        keep=_polycube_keep,
+        match_trace=_polycube_match_trace,
     )
 )
 register(
@@ -333,6 +368,7 @@ register(
         _dice_trace,
         scene_module="tessera.viewer.scenes.dice",
         cli_module="tessera.cli.dice",
+        title="Dice",
     )
 )
 register(
@@ -344,6 +380,7 @@ register(
         _kenken_trace,
         scene_module="tessera.viewer.scenes.kenken",
         cli_module="tessera.cli.kenken",
+        title="KenKen",
         suffixes=(".kenken",),
         is_game_id=_kenken_is_id,
         load_game_id=_kenken_from_id,
@@ -358,6 +395,8 @@ register(
         _domino_trace,
         scene_module="tessera.viewer.scenes.domino",
         cli_module="tessera.cli.domino",
+        title="Dominoes",
+        uses_kernel=True,
         is_game_id=_domino_is_id,
         load_game_id=_domino_from_id,
     )

@@ -36,7 +36,7 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):
         # compile the kernels once for the run, before xdist's workers start: each would
         # otherwise compile them itself on a fresh clone
-        from tessera.solvers.kernels import warm_up
+        from tessera.solvers.warmup import warm_up
 
         warm_up()
     if strict_skips() and not HAVE_CONFORMANCE:
@@ -117,7 +117,7 @@ def window(qtbot, qt_settings_dir):
     """A shown MainWindow; closed, released and checked for leaks afterwards."""
     import pyvista
 
-    from tessera.viewer.window import MainWindow
+    from tessera.viewer._qt.window import MainWindow
 
     before = set(map(id, _visible_top_levels()))
     win = MainWindow()
@@ -148,6 +148,6 @@ def soma():
 @pytest.fixture(scope="module")
 def index(soma):
     """Which distinct Soma solution an assembly is."""
-    from tessera.solvers.polycube_identify import SolutionIndex
+    from tessera.solvers.polycube.identify import SolutionIndex
 
     return SolutionIndex(soma)

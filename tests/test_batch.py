@@ -11,16 +11,16 @@ import pytest
 
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import Piece, PolycubePuzzle, Target
-from tessera.solvers.batch import (
+from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
+from tessera.solvers.polycube.batch import (
     BatchResult,
     batch_exit_code,
     count_files,
     expand_paths,
     load_for_batch,
 )
-from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
-from tessera.solvers.polycube import PackingProblem
-from tessera.solvers.polycube_symmetry import ClassSearch
+from tessera.solvers.polycube.packing import PackingProblem
+from tessera.solvers.polycube.symmetry import ClassSearch
 from tests._paths import ROOT
 
 CUBE = "xxx\nxxx\nxxx\n\n" * 3

@@ -11,8 +11,8 @@ import pytest
 
 from tessera.cli.main import main
 from tessera.models.assets import PUZZLES, builtin_puzzles
-from tessera.solvers import interlocking
-from tessera.solvers.polycube_symmetry import ClassSearch
+from tessera.solvers.polycube import interlocking
+from tessera.solvers.polycube.symmetry import ClassSearch
 from tessera.solvers.registry import load
 from tests.test_disassembly import replay
 

@@ -10,7 +10,13 @@ import signal
 
 import dask.distributed  # noqa: E402,F401  (a declared test dependency: missing is an error)
 
-from tessera.solvers.distributed import Checkpoint, DistributedCount, count_task, merge, plan_tasks
+from tessera.solvers.polycube.distributed import (
+    Checkpoint,
+    DistributedCount,
+    count_task,
+    merge,
+    plan_tasks,
+)
 from tessera.solvers.registry import load_puzzle
 from tests._paths import case, run_cli
 

@@ -17,8 +17,8 @@ from tessera.models.burrtools import load_xmpuzzle
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import load_polycube
 from tessera.models.puzzle_writers import to_format1, to_xmpuzzle
-from tessera.solvers.polycube import solutions
-from tessera.solvers.polycube_symmetry import ClassSearch
+from tessera.solvers.polycube.packing import solutions
+from tessera.solvers.polycube.symmetry import ClassSearch
 from tessera.solvers.registry import load_puzzle
 from tests._paths import CONFORMANCE, FIXTURES, needs_conformance
 
@@ -80,7 +80,7 @@ def test_coloured_placements_agree_with_filtering_every_plain_solution() -> None
 def test_colours_narrow_the_symmetry_group() -> None:
     puzzle = load_polycube(COLOURED_SOMA)
     plain = load_puzzle("soma", "polycube")
-    from tessera.solvers.polycube_symmetry import TargetGroup
+    from tessera.solvers.polycube.symmetry import TargetGroup
 
     assert TargetGroup(plain).order == 48
     assert TargetGroup(puzzle).order == 48  # edge middles: a symmetric colouring

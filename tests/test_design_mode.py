@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 
 from tessera.models.design import TARGET
 from tessera.models.soma_figure import load_soma
-from tessera.solvers.polycube_symmetry import ClassSearch
+from tessera.solvers.polycube.symmetry import ClassSearch
 from tests.conftest import puzzle_file
 from tests.test_design_window import (
     PX,

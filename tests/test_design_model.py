@@ -16,7 +16,7 @@ from tessera.models.design import (
     to_toml,
 )
 from tessera.models.soma_figure import soma_pieces
-from tessera.solvers.design_analysis import DesignAnalysis, analyse
+from tessera.solvers.polycube.design_analysis import DesignAnalysis, analyse
 from tessera.solvers.registry import load
 from tests._paths import CONFORMANCE, needs_conformance
 

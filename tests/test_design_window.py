@@ -37,7 +37,7 @@ def design(qtbot, qt_settings_dir):
     changes), released and checked for leaks."""
     import pyvista
 
-    from tessera.viewer.window import MainWindow
+    from tessera.viewer._qt.window import MainWindow
 
     before = set(map(id, _visible_top_levels()))
     win = MainWindow()

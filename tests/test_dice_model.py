@@ -131,7 +131,7 @@ BAD = [
     (GOOD.replace('["g", "r", "g", "r", "g", "r"]', '["g", "r", "g", "r"]'), 5, "has 4 faces"),
     (GOOD.replace('name = "Two"', 'colour = "Two"'), 2, "unknown key 'colour'"),
     (GOOD.replace('["g", "r", "g", "r", "g", "r"]', '["g", "r", "b", "r", "g", "r"]'), 5, "'b'"),
-    (GOOD.replace('kind = "dice"', 'kind = "polycube"'), 1, "use 'tessera solve'"),
+    (GOOD.replace('kind = "dice"', 'kind = "polycube"'), 1, "a polycube puzzle, not a dice"),
     (GOOD.replace('kind = "dice"', "kind = true"), 1, "unknown kind True (known: "),
     (GOOD.replace('"g", "r", "g", "r", "g", "r"', '"g", "r", "g", "r", "g", 7'), 5, "7"),
     (GOOD + '\n[colors]\nr = "red"\n', 9, "'#rrggbb'"),

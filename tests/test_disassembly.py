@@ -11,7 +11,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from tessera.solvers.disassemble import (
+from tessera.solvers.polycube.disassemble import (
     Disassembly,
     NodeLimitReached,
     disassemble,
@@ -244,7 +244,7 @@ def test_node_limit_gives_up_clearly() -> None:
 
 
 def test_replay_catches_a_bad_move() -> None:
-    from tessera.solvers.disassemble import Move
+    from tessera.solvers.polycube.disassemble import Move
 
     pieces = corridor()
     good = disassemble(pieces)
@@ -271,7 +271,7 @@ def analysis() -> dict:
 def analysed(name: str):
     """(expected, assemblies, groups per assembly piece, disassemblies) for one file."""
     from tessera.models.burrtools import load_xmpuzzle
-    from tessera.solvers.polycube_symmetry import ClassSearch
+    from tessera.solvers.polycube.symmetry import ClassSearch
 
     expected = analysis()[name]
     path = BURR / name.split("#")[0]  # "File.xmpuzzle#1" is the file's problem 1
@@ -362,7 +362,7 @@ def fake_assemblies():
     closed box (stuck), shaped like what `tessera solve` hands over."""
     from types import SimpleNamespace
 
-    from tessera.solvers.polycube import PlacedPiece, PolycubeSolution
+    from tessera.solvers.polycube.packing import PlacedPiece, PolycubeSolution
 
     names = [SimpleNamespace(name="Frame"), SimpleNamespace(name="Cube")]
     puzzle = SimpleNamespace(name="test", pieces=names, source="", warnings=[])

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tessera.solvers.polycube import solutions
-from tessera.solvers.polycube_hint import hint
-from tessera.solvers.polycube_identify import placement_of
+from tessera.solvers.polycube.hint import hint
+from tessera.solvers.polycube.identify import placement_of
+from tessera.solvers.polycube.packing import solutions
 
 
 def type_of(puzzle, name: str) -> int:

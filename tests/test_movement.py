@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tessera.solvers.movement import (
+from tessera.solvers.polycube.movement import (
     DIRECTIONS,
     FREE,
     blocking,
@@ -145,8 +145,8 @@ def test_the_search_kernels_cached_distances_agree_on_group_slides() -> None:
 
     import numpy as np
 
-    from tessera.solvers.disassemble import _cached_distances
-    from tessera.solvers.movement import distances, group_slide, pack_cells
+    from tessera.solvers.polycube.disassemble import _cached_distances
+    from tessera.solvers.polycube.movement import distances, group_slide, pack_cells
 
     rng = np.random.default_rng(5)
     for _ in range(10):

@@ -7,8 +7,8 @@ import pytest
 
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import load_polycube
-from tessera.solvers.polycube import PackingProblem
-from tessera.solvers.polycube_symmetry import ClassSearch
+from tessera.solvers.polycube.packing import PackingProblem
+from tessera.solvers.polycube.symmetry import ClassSearch
 from tessera.solvers.registry import load_puzzle
 from tests._paths import case_file, needs_conformance
 

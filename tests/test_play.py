@@ -10,7 +10,7 @@ import pytest
 from tessera.models import geometry
 from tessera.models.play import PlayModel, Pose
 from tessera.models.polycube import load_polycube
-from tessera.solvers.polycube_hint import hint
+from tessera.solvers.polycube.hint import hint
 from tests._paths import case_file
 
 

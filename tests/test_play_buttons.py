@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
-from tessera.viewer.handson import MOVE_KEYS, TURN_KEYS, VIEW_LABELS
+from tessera.viewer._qt.handson import MOVE_KEYS, TURN_KEYS, VIEW_LABELS
 from tests.test_play_drag import enter_play as enter_soma_play
 from tests.test_play_drag import settle, widget_of
 from tests.test_play_drag import to_widget as pixel

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import QApplication
 
 from tessera.models import geometry
 from tessera.models.play import PlayModel
-from tessera.solvers.polycube_identify import SolutionIndex
+from tessera.solvers.polycube.identify import SolutionIndex
 from tessera.viewer import drag
-from tessera.viewer.play_view import flag_color, key_of
+from tessera.viewer._qt.play_view import flag_color, key_of
 from tessera.viewer.scenes.base import hex_rgb
 from tests.conftest import puzzle_file
 

@@ -15,7 +15,7 @@ import pytest
 
 from tessera.models.play import PlayModel, Pose, is_interlocking
 from tessera.models.polycube import load_polycube
-from tessera.solvers.movement import DIRECTIONS, free_path, reach, slides
+from tessera.solvers.polycube.movement import DIRECTIONS, free_path, reach, slides
 from tessera.viewer import drag
 from tests._paths import FIXTURES, case_file, needs_conformance
 
@@ -192,7 +192,7 @@ def test_a_blocked_key_move_or_turn_is_refused(box):
 @needs_conformance
 def test_pelikan_burr_no_stick_goes_back_in_by_itself():
     from tessera.models.burrtools import load_xmpuzzle
-    from tessera.solvers.polycube import solutions
+    from tessera.solvers.polycube.packing import solutions
 
     path = case_file("burrtools/PelikanBurr.xmpuzzle")
     puzzle = load_xmpuzzle(path)

@@ -16,8 +16,8 @@ import pytest
 
 from tessera.cli.main import main
 from tessera.cli.progress import ProgressBar
-from tessera.solvers.polycube import PackingProblem
-from tessera.solvers.polycube_plan import DIRECTIONS, assembly_plan
+from tessera.solvers.polycube.packing import PackingProblem
+from tessera.solvers.polycube.plan import DIRECTIONS, assembly_plan
 from tessera.solvers.registry import load_puzzle
 from tests._paths import ROOT, case_file, needs_conformance, run_cli
 

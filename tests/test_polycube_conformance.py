@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tessera.solvers.polycube_symmetry import ClassSearch
+from tessera.solvers.polycube.symmetry import ClassSearch
 from tessera.solvers.registry import load_puzzle
 from tests._paths import HAVE_CONFORMANCE, case, ground_truth
 

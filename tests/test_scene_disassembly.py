@@ -15,16 +15,15 @@ import numpy as np
 import pytest
 
 from tessera.cli.main import main
-from tessera.solvers.interlocking import (
+from tessera.solvers.polycube.interlocking import (
     InterlockedSolution,
     analyse,
     level_of,
-    listed_solution,
     plan_assembles,
     solutions,
 )
-from tessera.solvers.polycube import PolycubeSolution
-from tessera.solvers.polycube_plan import assembly_plan
+from tessera.solvers.polycube.packing import PolycubeSolution
+from tessera.solvers.polycube.plan import assembly_plan
 from tessera.viewer import export
 from tessera.viewer.families import load
 from tessera.viewer.scenes import build_scene
@@ -73,7 +72,7 @@ def frames_overlap(cells, frames, shown=None) -> int:
 @pytest.fixture(scope="module")
 def box():
     family = load(str(BOX))
-    return family, listed_solution(family, 0)
+    return family, family.solution(0)
 
 
 # -- which assemblies are solutions ------------------------------------------------------------
@@ -210,7 +209,7 @@ def test_shells_are_boxes_cages_and_frames_only(box):
 )
 def test_burrtools_examples_play_without_overlap(name, level, moves, see_through):
     family = load(str(puzzle_file(name)))
-    solution = listed_solution(family, 0)
+    solution = family.solution(0)
     assert solution.disassembly.level == level
     scene = build_scene(family, solution)
     assert scene.n_steps == moves
@@ -225,7 +224,7 @@ def test_al_packino_needs_the_spread():
     """Al Packino's twelve pieces all leave upwards: parked as the disassembler leaves them,
     they would sit in each other."""
     family = load(str(puzzle_file("AlPackino")))
-    solution = listed_solution(family, 0)
+    solution = family.solution(0)
     cells = [p.cells for p in solution.pieces]
     assert frames_overlap(cells, solution.disassembly.frames(len(cells))) > 0
 

@@ -23,7 +23,7 @@ import pytest
 
 from tessera.models.errors import PuzzleError
 from tessera.models.soma_figure import LETTERS, load_soma, soma_from_text
-from tessera.solvers.polycube_symmetry import ClassSearch
+from tessera.solvers.polycube.symmetry import ClassSearch
 from tests._paths import CONFORMANCE
 
 FIGURES = CONFORMANCE / "soma-figures"
@@ -154,7 +154,7 @@ needs_shared = pytest.mark.skipif(
 @needs_shared
 def test_every_single_part_figure_counts_as_yass_in_one_batch():
     """The batch (one process, all cores) gives yass's count for every single-part figure."""
-    from tessera.solvers.batch import count_files
+    from tessera.solvers.polycube.batch import count_files
 
     counts = _yass()["counts"]
     single = []

@@ -16,7 +16,7 @@ import pyvista as pv  # noqa: E402
 
 import tessera.cli.main as tessera_cli
 from tessera.models.polycube import load_polycube
-from tessera.solvers.polycube_identify import SolutionIndex
+from tessera.solvers.polycube.identify import SolutionIndex
 from tests._paths import case_file
 
 SOMA = case_file("polycube/soma.toml")

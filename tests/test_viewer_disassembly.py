@@ -19,10 +19,10 @@ import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtTest import QTest
 
-from tessera.solvers.disassemble import Disassembly
-from tessera.solvers.interlocking import InterlockedSolution
-from tessera.solvers.polycube import PolycubeSolution
-from tessera.viewer.controls import SolutionPanel
+from tessera.solvers.polycube.disassemble import Disassembly
+from tessera.solvers.polycube.interlocking import InterlockedSolution
+from tessera.solvers.polycube.packing import PolycubeSolution
+from tessera.viewer._qt.controls import SolutionPanel
 from tessera.viewer.state import ViewerState
 from tests._paths import FIXTURES, needs_conformance
 from tests.conftest import puzzle_file
@@ -162,7 +162,7 @@ def test_box_plays_through_with_the_play_button(qtbot, window):
     assert window.state.step == 10
     # however busy the machine, one tick advances at most speed × MAX_TICK_SECONDS steps:
     # at least that many frames were drawn, and some fell between the steps
-    from tessera.viewer.playback import MAX_TICK_SECONDS
+    from tessera.viewer._qt.playback import MAX_TICK_SECONDS
 
     assert len(checked) >= 10 / (8.0 * MAX_TICK_SECONDS)
     assert any(s % 1 for s in checked)
@@ -185,7 +185,7 @@ def test_box_exports_its_animation_from_the_file_menu(qtbot, window, tmp_path, m
     GIF of what Solution mode plays."""
     from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-    from tessera.viewer.export_actions import ExportDialog
+    from tessera.viewer._qt.export_actions import ExportDialog
 
     open_and_finish(qtbot, window, BOX)
     out = tmp_path / "box.gif"
@@ -216,19 +216,21 @@ def test_box_exports_its_animation_from_the_file_menu(qtbot, window, tmp_path, m
 def test_first_interlocking_puzzle_says_the_disassembler_is_being_prepared(
     qtbot, window, monkeypatch
 ):
-    """The disassembler compiles on its first use after an install (about 9 s): the window
+    """The disassembler compiles on its first use after an install (a few seconds): the window
     says so, and only for a puzzle that needs it."""
-    from tessera.viewer import worker
+    from tessera.solvers import kernels
 
-    prepared: list[int] = []
-    monkeypatch.setattr(worker, "disassembler_ready", lambda: False)
-    monkeypatch.setattr(worker, "prepare_disassembler", lambda: prepared.append(1))
+    prepared: list[str] = []
+    monkeypatch.setattr(kernels, "_listeners", [prepared.append])
+    monkeypatch.setattr(kernels, "_announced", set())
+    # as on a fresh install, for the disassembler only
+    monkeypatch.setattr(kernels, "is_compiled", lambda d: d.__name__ != "_search")
     messages: list[str] = []
     window.statusBar().messageChanged.connect(messages.append)
     open_and_finish(qtbot, window, puzzle_file("soma"))
     assert prepared == [] and "preparing the solver (once per install)…" not in messages
     open_and_finish(qtbot, window, BOX)
-    assert prepared == [1]  # once, at the first of the five locked or interlocking assemblies
+    assert prepared == ["disassembler"]  # once, at the first of the interlocking assemblies
     assert "preparing the solver (once per install)…" in messages
     assert window.solution_panel.count_label.text() == "1 solution (complete)"
 

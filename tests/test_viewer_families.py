@@ -120,14 +120,14 @@ def test_game_ids_open_in_the_window(qtbot, window, game_id, kind, steps):
 
 
 def test_browser_groups_every_builtin_by_family(qtbot, window):
-    from tessera.viewer.controls import FAMILY_TITLES
+    from tessera.solvers.registry import FAMILIES
 
     groups = builtin_groups()
     assert {"dice", "domino", "polycube"} <= set(groups)
     for kind, items in groups.items():
         for stem, _ in items:
             item = window.browser.item_for(stem)
-            assert item is not None and item.parent().text(0) == FAMILY_TITLES[kind], stem
+            assert item is not None and item.parent().text(0) == FAMILIES[kind].title, stem
     with qtbot.waitSignal(window.puzzle_loaded, timeout=10_000):
         window.browser._activated(window.browser.item_for("dice-five"))
     qtbot.waitUntil(lambda: len(window.state.solutions) == 3, timeout=10_000)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tessera.viewer.gallery import GalleryDialog, isometric_thumbnail
+from tessera.viewer._qt.gallery import GalleryDialog, isometric_thumbnail
 
 CUBE = "xxx\nxxx\nxxx\n\nxxx\nxxx\nxxx\n\nxxx\nxxx\nxxx\n"
 # The cube with the V ('3') pre-placed in its bottom layer: 207 (yass's count for the mirror

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QDialog
 
 from tessera.cli.main import main
 from tessera.models.mesh import read_stl
-from tessera.solvers.polycube_identify import SolutionIndex
-from tessera.viewer.inspect_view import HIGHLIGHT
-from tessera.viewer.play_view import FLAG, HINT_COLOR, key_of, pose_matrix
+from tessera.solvers.polycube.identify import SolutionIndex
+from tessera.viewer._qt.inspect_view import HIGHLIGHT
+from tessera.viewer._qt.play_view import FLAG, HINT_COLOR, key_of, pose_matrix
 from tessera.viewer.scenes.base import hex_rgb
 from tests.conftest import puzzle_file
 
@@ -355,7 +355,7 @@ def test_export_stl_is_the_command_s_mechanism(qtbot, window, tmp_path, monkeypa
     open_soma(qtbot, window)
     assert window.state.solution_index == 0
     # File ▸ Export STL, dialog accepted with its defaults (20 mm, no gap, one file per piece)
-    from tessera.viewer import export_actions
+    from tessera.viewer._qt import export_actions
 
     monkeypatch.setattr(export_actions.StlDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
     monkeypatch.setattr(

@@ -1,4 +1,4 @@
-"""What keeps the window fast on software OpenGL (viewer/perf.py), pinned by behaviour so a
+"""What keeps the window fast on software OpenGL (viewer/_qt/perf.py), pinned by behaviour so a
 pyvistaqt upgrade that breaks it fails here rather than silently in `make bench`."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QStyle, QStyleOptionSlider
 
 from tessera.viewer import export
-from tessera.viewer.export_actions import ANIMATION_FILTERS, with_extension
+from tessera.viewer._qt.export_actions import ANIMATION_FILTERS, with_extension
 from tessera.viewer.scenes.base import hex_rgb
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -101,7 +101,7 @@ def gap_share(image: np.ndarray) -> float:
 def test_png_export_has_the_explode_and_the_hidden_piece(qtbot, window, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QDialog, QFileDialog
 
-    from tessera.viewer import export_actions
+    from tessera.viewer._qt import export_actions
 
     open_and_wait(qtbot, window, "soma")
     exporter = window.exporter
@@ -138,7 +138,7 @@ def test_png_export_has_the_explode_and_the_hidden_piece(qtbot, window, tmp_path
     assert window.statusBar().currentMessage() == f"saved to {out}"
     opened = []
     monkeypatch.setattr(
-        "tessera.viewer.status.QDesktopServices.openUrl",
+        "tessera.viewer._qt.status.QDesktopServices.openUrl",
         staticmethod(lambda url: opened.append(url.toLocalFile()) or True),
     )
     click(qtbot, window.status.open_folder)
@@ -318,10 +318,11 @@ def test_impossible_puzzle_says_why_in_the_solutions_panel(qtbot, window, tmp_pa
 
 
 def test_first_solve_says_the_solver_is_being_prepared(qtbot, window, monkeypatch):
-    from tessera.viewer import worker
+    from tessera.solvers import kernels
 
-    monkeypatch.setattr(worker, "kernel_ready", lambda: False)
-    monkeypatch.setattr(worker, "prepare_kernel", lambda: None)
+    monkeypatch.setattr(kernels, "_listeners", [])
+    monkeypatch.setattr(kernels, "_announced", set())
+    monkeypatch.setattr(kernels, "is_compiled", lambda d: False)  # as on a fresh install
     messages: list[str] = []
     window.statusBar().messageChanged.connect(messages.append)
     open_and_wait(qtbot, window, "soma")

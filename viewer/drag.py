@@ -40,7 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tessera.models.play import PlayModel, Pose
-from tessera.solvers.movement import max_slide, reach, slides
+from tessera.solvers.polycube.movement import max_slide, reach, slides
 
 UP = 2  # the axis pieces are lifted along and fall along (z: the table is the xy plane)
 SNAP_STEPS = 3  # interlocking puzzles: a drop snaps along a free path of at most this many cells

@@ -4,6 +4,7 @@ the window, the worker thread and the exporter speak only to a `LoadedPuzzle`.""
 from __future__ import annotations
 
 from tessera.solvers.registry import (
+    FAMILIES,
     MAX_TRACE_EVENTS,
     LoadedPuzzle,
     Trace,
@@ -16,6 +17,7 @@ from tessera.solvers.registry import (
 Family = LoadedPuzzle
 
 __all__ = [
+    "FAMILIES",
     "MAX_TRACE_EVENTS",
     "Family",
     "LoadedPuzzle",

@@ -5,7 +5,7 @@ The scene (or Play mode) says where each piece *is*; this module decides how it 
 ViewerState and the Play model) and `Inspector` turns "base" transforms into what the actors
 draw. It is Qt-free so that the off-screen exporter (viewer/export.py) applies the very same
 choices to its own plotter: an exported picture shows what the window shows. The Qt dock that
-edits the state is viewer/inspect_view.py.
+edits the state is viewer/_qt/inspect_view.py.
 
 Keeping the two transforms apart is what lets the explode slider and the layer cut work the
 same in Solution, Search and Play mode, and never compound. Everything here changes actor

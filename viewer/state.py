@@ -7,7 +7,7 @@ Tests and scripts can drive it without a window.
 The mode is one of `MODES`. Solution and Search replay a scene step by step; **Play** is the
 hands-on table (`models.play.PlayModel`, polycube puzzles only), owned here too, so the window
 and the hands-on controller never keep a flag of their own: they follow `events.mode`.
-**Design** is the editor (viewer/design/mode.py; polycube puzzles, or none yet: a new one).
+**Design** is the editor (viewer/_qt/design/mode.py; polycube puzzles, or none yet: a new one).
 Play and Design own the view (`ASIDE_MODES`): the replay scene is kept while they last, and
 shown again when they are left for the mode it was built for. `message` is the one transient
 status line (a fit report, "A selected", a hint); it is cleared whenever the puzzle or the mode
@@ -118,13 +118,13 @@ class ViewerState:
     # -- mode ----------------------------------------------------------------------------------
     @property
     def can_play(self) -> bool:
-        """Play mode is for polycube puzzles."""
-        return self.family is not None and self.family.family == "polycube"
+        """Play mode is for families whose pieces can be handled (the `playable` capability)."""
+        return self.family is not None and self.family.entry.playable
 
     @property
     def can_design(self) -> bool:
-        """Design mode edits polycube puzzles, or starts a new one when none is loaded."""
-        return self.family is None or self.family.family == "polycube"
+        """Design mode edits `editable` families' puzzles, or starts one when none is loaded."""
+        return self.family is None or self.family.entry.editable
 
     @property
     def replay_mode(self) -> str:

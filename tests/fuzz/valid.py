@@ -15,8 +15,8 @@ import tomllib
 from hypothesis import strategies as st
 
 from tessera.models.assets import builtin_puzzles
-from tessera.models.domino import to_json
 from tessera.models.domino import to_toml as domino_toml
+from tessera.models.domino_json import to_json
 from tessera.models.dominosa_id import to_dominosa_id
 from tessera.models.keen_id import encode_keen_id
 from tessera.models.kenken import Cage, KenKenPuzzle, cage_value, format_kenken

@@ -19,10 +19,10 @@ import numpy as np
 
 from tessera.models import geometry
 from tessera.models.polycube import Piece, PolycubePuzzle
-from tessera.solvers.disassemble import Disassembly
-from tessera.solvers.interlocking import disassembly_of, piece_groups
-from tessera.solvers.polycube import PolycubeSolution
-from tessera.solvers.polycube_plan import assembly_plan
+from tessera.solvers.polycube.disassemble import Disassembly
+from tessera.solvers.polycube.interlocking import disassembly_of, piece_groups
+from tessera.solvers.polycube.packing import PolycubeSolution
+from tessera.solvers.polycube.plan import assembly_plan
 from tessera.solvers.trace import EventKind
 from tessera.viewer.scenes._surface import cell_quads, owned_quads
 from tessera.viewer.scenes.base import (

@@ -1,0 +1,629 @@
+"""BurrTools-style disassembly: the fewest straight moves until the assembly comes apart.
+
+A *state* is the offset of every piece of a part. A *move* slides a group of pieces (any group
+that can move, see `solvers.movement`) along one axis by any distance from 1 to as far as it
+goes; each such slide is one move, however far and however many pieces. A breadth-first search
+from the assembled state stops at the first state where some group can slide away for ever:
+that removal is the last move of the *separation*, and its count the separation's number (98
+for Pelikan Burr). Then both parts, each keeping the relative positions it has at that moment,
+are taken apart the same way. A part made only of pieces of one BurrTools `group` may stay
+joined; any other part that cannot come apart makes the assembly no solution.
+
+The first piece of a part never moves: sliding a group one way is the same relative motion as
+sliding the rest the other way, so the states need no normalising and half the groups are
+never generated. The search is compiled (numba): the states live in one array with an
+open-addressing hash table over it, and the work is bounded by a node limit, reported as
+"gave up" instead of growing without end.
+
+The level string is written as BurrTools writes it: the separation's move count, then, each
+after a dot, the level of the part left behind and then of the part taken out, each only when
+that part needs more than a single move to come apart completely (its own level is not "1").
+Checked against BurrTools 0.7.1: Pelikan 98.2.4.2, Al Packino 1.1.1.1.1.2.1.3.1.2.1.2 (trailing
+ones are dropped, inner ones kept: Draculas's separations 3, 5, 16, 6, 4, 1, 1, 1 read 3.5.16.6.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from tessera.solvers.kernels import before_first_use
+from tessera.solvers.polycube.movement import (
+    DIRECTIONS,
+    FREE,
+    closures,
+    group_slide,
+    movable_groups,
+    pack_cells,
+)
+
+DEFAULT_NODE_LIMIT = 1_000_000  # states per separation search (about 100 MB for 7 pieces)
+
+# kernel return codes
+_FOUND, _STUCK, _LIMIT = 0, 1, 2
+
+
+class NodeLimitReached(RuntimeError):
+    """The search for one separation visited more states than allowed."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """`pieces` (indices into the assembly) shift by `by`, which lies along one axis.
+
+    With `removes`, the group slides away for ever in the direction of `by` and its part splits
+    in two; `by` is then the shortest slide that takes it clear of the rest's bounding box, so
+    a replay can park it there.
+    """
+
+    pieces: tuple[int, ...]
+    by: tuple[int, int, int]
+    removes: bool = False
+
+    def as_dict(self) -> dict:
+        return {"pieces": list(self.pieces), "by": list(self.by), "removes": self.removes}
+
+
+@dataclass
+class Separation:
+    """One node of the disassembly tree: the moves that split `pieces` into two parts."""
+
+    pieces: tuple[int, ...]
+    moves: list[Move]
+    left: Separation | None = None  # the part that stayed (holds the part's first piece)
+    removed: Separation | None = None  # the part that slid away
+    left_pieces: tuple[int, ...] = ()
+    removed_pieces: tuple[int, ...] = ()
+
+    def level(self) -> str:
+        text = str(len(self.moves))
+        for child in (self.left, self.removed):
+            if child is not None:
+                sub = child.level()
+                if sub != "1":
+                    text += "." + sub
+        return text
+
+    def all_moves(self) -> list[Move]:
+        """The moves in replay order: this separation, then the part left, then the other."""
+        out = list(self.moves)
+        for child in (self.left, self.removed):
+            if child is not None:
+                out.extend(child.all_moves())
+        return out
+
+
+@dataclass(frozen=True)
+class Disassembly:
+    """The outcome for one assembly.
+
+    `complete`: it comes apart (into single pieces, or parts of one group each): a solution.
+    `gave_up`: the node limit stopped a search, so nothing is known; `stuck` then or otherwise
+    names the part that did not come apart.
+    """
+
+    level: str
+    moves: tuple[Move, ...]
+    left_together: tuple[tuple[int, ...], ...]
+    complete: bool
+    gave_up: bool = False
+    stuck: tuple[int, ...] = ()
+    nodes: int = 0
+    tree: Separation | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def first_separation(self) -> int:
+        """Moves until the first piece or group comes out (the level's first number)."""
+        return len(self.tree.moves) if self.tree is not None else 0
+
+    @property
+    def move_count(self) -> int:
+        return len(self.moves)
+
+    def level_key(self) -> tuple[int, ...]:
+        """For sorting by level: hardest first is `sorted(..., key=..., reverse=True)`."""
+        return tuple(int(v) for v in self.level.split(".")) if self.level else ()
+
+    def frames(self, n_pieces: int) -> list[np.ndarray]:
+        """Every piece's offset from its assembled place, before the first move and after
+        each move: what a viewer plays (backwards, for an assembly). A removed group stays
+        parked where its removal leaves it, clear of the rest of its part."""
+        at = np.zeros((n_pieces, 3), np.int64)
+        out = [at.copy()]
+        for move in self.moves:
+            at[list(move.pieces)] += np.asarray(move.by, np.int64)
+            out.append(at.copy())
+        return out
+
+    def as_dict(self) -> dict:
+        return {
+            "level": self.level,
+            "moves": [m.as_dict() for m in self.moves],
+            "left_together": [list(g) for g in self.left_together],
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# the compiled breadth-first search
+
+
+@njit(cache=True, nogil=True)
+def _hash(row):
+    h = np.uint64(1469598103934665603)
+    for v in row:
+        h ^= np.uint64(v & 0xFFFFFFFF)
+        h *= np.uint64(1099511628211)
+        h ^= h >> np.uint64(29)
+    return h
+
+
+@njit(cache=True, nogil=True)
+def _pair(cells, starts, i, j, rx, ry, rz, out):
+    """out[d]: how far piece i slides along d before touching piece j, j shifted by r
+    relative to i (FREE: never). Exact for the pair, ignoring every other piece."""
+    for d in range(6):
+        out[d] = FREE
+    for a in range(starts[i], starts[i + 1]):
+        ax = cells[a, 0]
+        ay = cells[a, 1]
+        az = cells[a, 2]
+        for b in range(starts[j], starts[j + 1]):
+            dx = cells[b, 0] + rx - ax
+            dy = cells[b, 1] + ry - ay
+            dz = cells[b, 2] + rz - az
+            if dy == 0 and dz == 0:
+                k, v = (0, dx - 1) if dx > 0 else (1, -dx - 1)
+            elif dx == 0 and dz == 0:
+                k, v = (2, dy - 1) if dy > 0 else (3, -dy - 1)
+            elif dx == 0 and dy == 0:
+                k, v = (4, dz - 1) if dz > 0 else (5, -dz - 1)
+            else:
+                continue
+            if v < out[k]:
+                out[k] = v
+
+
+@njit(cache=True, nogil=True)
+def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair):
+    """`movement.distances` for the search: pair by pair, each pair's six distances cached
+    by the pair's relative offset (rigid pieces: nothing else changes them). A state then
+    costs n(n-1)/2 hash lookups instead of sweeping a grid. Returns the (maybe grown) cache
+    and its fill count."""
+    n = starts.shape[0] - 1
+    for i in range(n):
+        for d in range(6):
+            dist[d, i, i] = FREE
+    for i in range(n):
+        for j in range(i + 1, n):
+            rx = offsets[j, 0] - offsets[i, 0]
+            ry = offsets[j, 1] - offsets[i, 1]
+            rz = offsets[j, 2] - offsets[i, 2]
+            if abs(rx) >= 1000 or abs(ry) >= 1000 or abs(rz) >= 1000:
+                _pair(cells, starts, i, j, rx, ry, rz, pair)
+                for d in range(6):
+                    dist[d, i, j] = pair[d]
+                    dist[d ^ 1, j, i] = pair[d]
+                continue
+            key = (
+                ((np.int64(i) * 64 + j) << 33)
+                | (np.int64(rx + 1024) << 22)
+                | (np.int64(ry + 1024) << 11)
+                | np.int64(rz + 1024)
+            )
+            size = ckeys.shape[0]
+            slot = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+            slot = slot & np.uint64(size - 1)
+            while ckeys[slot] != -1 and ckeys[slot] != key:
+                slot = (slot + np.uint64(1)) & np.uint64(size - 1)
+            if ckeys[slot] == -1:
+                _pair(cells, starts, i, j, rx, ry, rz, pair)
+                ckeys[slot] = key
+                for d in range(6):
+                    cvals[slot, d] = pair[d]
+                ccount += 1
+                if ccount * 2 > size:  # rehash into a table four times the size
+                    keys2 = np.full(size * 4, -1, np.int64)
+                    vals2 = np.empty((size * 4, 6), np.int32)
+                    for t in range(size):
+                        if ckeys[t] == -1:
+                            continue
+                        s2 = (np.uint64(ckeys[t]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+                        s2 = s2 & np.uint64(size * 4 - 1)
+                        while keys2[s2] != -1:
+                            s2 = (s2 + np.uint64(1)) & np.uint64(size * 4 - 1)
+                        keys2[s2] = ckeys[t]
+                        for d in range(6):
+                            vals2[s2, d] = cvals[t, d]
+                    ckeys = keys2
+                    cvals = vals2
+                    for d in range(6):
+                        dist[d, i, j] = pair[d]
+                        dist[d ^ 1, j, i] = pair[d]
+                    continue
+            for d in range(6):
+                v = cvals[slot, d]
+                dist[d, i, j] = v
+                dist[d ^ 1, j, i] = v
+    return ckeys, cvals, ccount
+
+
+# One record per state: the state it came from and the move that made it.
+_PARENT, _MASK, _DIR, _DIST = 0, 1, 2, 3
+# One row per movable group of a state: its pieces, direction, reach and piece count.
+_G_MASK, _G_DIR, _G_REACH, _G_SIZE = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def _grow(rows, count, size):
+    """A copy of `rows` (2-D) with room for `size` rows, the first `count` kept. Loops, not
+    slice assignment: numba compiles slice assignment's broadcasting checks and their error
+    strings, which tripled the search's compile time on a fresh install."""
+    out = np.empty((size, rows.shape[1]), rows.dtype)
+    for r in range(count):
+        for c in range(rows.shape[1]):
+            out[r, c] = rows[r, c]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _table_slot(table, hashes, states, child, h):
+    """Where `child` (hash h) sits in the open-addressing table: (slot, already seen)."""
+    mask = np.uint64(table.shape[0] - 1)
+    slot = h & mask
+    while table[slot] >= 0:
+        t = table[slot]
+        if hashes[t, 0] == h:
+            same = True
+            for a in range(child.shape[0]):
+                if states[t, a] != child[a]:
+                    same = False
+                    break
+            if same:
+                return slot, True
+        slot = (slot + np.uint64(1)) & mask
+    return slot, False
+
+
+@njit(cache=True, nogil=True)
+def _rehash(hashes, count, tsize):
+    """A fresh table of `tsize` slots over the first `count` states."""
+    table = np.full(tsize, -1, np.int64)
+    mask = np.uint64(tsize - 1)
+    for t in range(count):
+        slot = hashes[t, 0] & mask
+        while table[slot] >= 0:
+            slot = (slot + np.uint64(1)) & mask
+        table[slot] = t
+    return table
+
+
+@njit(cache=True, nogil=True)
+def _state_moves(dist, n, groups, moves):
+    """Every movable group of every direction with how far it goes and its piece count.
+    Returns (moves, groups, total): both buffers may have been grown."""
+    total = np.int64(0)
+    for d in range(6):
+        clos = closures(dist, d, n)
+        k = movable_groups(clos, n, np.int64(1), groups)
+        while k < 0:
+            groups = np.empty(groups.shape[0] * 4, np.int64)
+            k = movable_groups(clos, n, np.int64(1), groups)
+        if total + k > moves.shape[0]:
+            moves = _grow(moves, total, (total + k) * 2)
+        for g in range(k):
+            m = groups[g]
+            size = 0
+            for j in range(n):
+                size += (m >> j) & 1
+            moves[total, _G_MASK] = m
+            moves[total, _G_DIR] = d
+            moves[total, _G_REACH] = group_slide(dist, d, m, n)
+            moves[total, _G_SIZE] = size
+            total += 1
+    return moves, groups, total
+
+
+@njit(cache=True, nogil=True)
+def _smallest_free(moves, total, n):
+    """The movable group with the fewest pieces that comes free, or -1."""
+    best = -1
+    best_size = n + 1
+    for g in range(total):
+        if moves[g, _G_REACH] >= FREE and moves[g, _G_SIZE] < best_size:
+            best_size = moves[g, _G_SIZE]
+            best = g
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _search(cells, starts, init, node_limit):
+    """Breadth-first search for the first separation.
+
+    Returns (code, states, parent, move mask, move direction, move distance, count, goal state,
+    removed mask, removal direction). Piece 0 never moves.
+    """
+    n = starts.shape[0] - 1
+    width = n * 3
+    cap = min(1024, node_limit)
+    states = np.empty((cap, width), np.int32)
+    hashes = np.empty((cap, 1), np.uint64)
+    rec = np.zeros((cap, 4), np.int64)
+    for a in range(width):
+        states[0, a] = init[a // 3, a % 3]
+    hashes[0, 0] = _hash(states[0])
+    rec[0, _PARENT] = -1
+    # counters start as np.int64: a bare constant would make numba compile each callee twice,
+    # once for the literal and once for int64
+    count = np.int64(1)
+    table = _rehash(hashes, count, np.int64(4096))
+    groups = np.empty(256, np.int64)
+    moves = np.empty((1536, 4), np.int64)
+    child = np.empty(width, np.int32)
+    offsets = np.empty((n, 3), np.int32)
+    dist = np.empty((6, n, n), np.int32)
+    pair = np.empty(6, np.int32)
+    ckeys = np.full(1024, -1, np.int64)
+    cvals = np.empty((1024, 6), np.int32)
+    ccount = np.int64(0)
+    code = _STUCK
+    goal = np.int64(-1)
+    rmask = np.int64(0)
+    rdir = np.int64(-1)
+    head = np.int64(0)
+    while head < count and code == _STUCK:
+        s = head
+        head += 1
+        for a in range(width):
+            offsets[a // 3, a % 3] = states[s, a]
+        ckeys, cvals, ccount = _cached_distances(
+            cells, starts, offsets, dist, ckeys, cvals, ccount, pair
+        )
+        moves, groups, total = _state_moves(dist, n, groups, moves)
+        # a removal now ends the search: take the smallest group that comes free
+        best = _smallest_free(moves, total, n)
+        if best >= 0:
+            code = _FOUND
+            goal = np.int64(s)
+            rmask = moves[best, _G_MASK]
+            rdir = moves[best, _G_DIR]
+            break
+        # children of single pieces first, then of pairs, ...: the breadth-first tree then
+        # prefers moving few pieces, as BurrTools' disassemblies do
+        for gi in range(total * n):
+            g = gi % total
+            if moves[g, _G_SIZE] != gi // total + 1:
+                continue
+            m = moves[g, _G_MASK]
+            d = moves[g, _G_DIR]
+            axis = d // 2
+            sign = 1 if d % 2 == 0 else -1
+            for step in range(1, moves[g, _G_REACH] + 1):
+                for a in range(width):
+                    child[a] = states[s, a]
+                for i in range(n):
+                    if (m >> i) & 1:
+                        child[i * 3 + axis] += sign * step
+                h = _hash(child)
+                slot, seen = _table_slot(table, hashes, states, child, h)
+                if seen:
+                    continue
+                if count >= node_limit:
+                    code = _LIMIT
+                    break
+                if count >= cap:
+                    cap = min(cap * 2, node_limit)
+                    states = _grow(states, count, cap)
+                    hashes = _grow(hashes, count, cap)
+                    rec = _grow(rec, count, cap)
+                for a in range(width):
+                    states[count, a] = child[a]
+                hashes[count, 0] = h
+                rec[count, _PARENT] = s
+                rec[count, _MASK] = m
+                rec[count, _DIR] = d
+                rec[count, _DIST] = step
+                table[slot] = count
+                count += 1
+                if count * 2 > table.shape[0]:  # keep the table at most half full
+                    table = _rehash(hashes, count, table.shape[0] * 4)
+            if code != _STUCK:
+                break
+    return (
+        code, states[:count], rec[:count, _PARENT], rec[:count, _MASK], rec[:count, _DIR],
+        rec[:count, _DIST], count, goal, rmask, rdir,
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# the recursion in Python
+
+
+class _Stuck(Exception):
+    def __init__(self, pieces: tuple[int, ...], gave_up: bool) -> None:
+        super().__init__(pieces)
+        self.pieces = pieces
+        self.gave_up = gave_up
+
+
+class _Run:
+    """One assembly's disassembly: every part's search, sharing the counters."""
+
+    def __init__(
+        self,
+        cells: list[np.ndarray],
+        groups: Sequence[int] | None,
+        node_limit: int,
+    ) -> None:
+        self.cells = cells
+        self.groups = list(groups) if groups is not None else [0] * len(cells)
+        if len(self.groups) != len(cells):
+            raise ValueError("one group number per piece")
+        self.node_limit = node_limit
+        self.nodes = 0
+        self.left_together: list[tuple[int, ...]] = []
+
+    def done_part(self, pieces: tuple[int, ...]) -> bool:
+        """True when the part needs no separation: one piece, or pieces of one group."""
+        if len(pieces) == 1:
+            return True
+        first = self.groups[pieces[0]]
+        if first != 0 and all(self.groups[p] == first for p in pieces):
+            self.left_together.append(pieces)
+            return True
+        return False
+
+    def separate(self, pieces: tuple[int, ...], offsets: np.ndarray) -> Separation | None:
+        """The separation tree of a part (None when it needs none)."""
+        if self.done_part(pieces):
+            return None
+        packed, starts = pack_cells([self.cells[p] for p in pieces])
+        init = np.ascontiguousarray(offsets, np.int32)
+        code, states, parent, mmask, mdir, mdist, count, goal, removed, rdir = _search(
+            packed, starts, init, self.node_limit
+        )
+        self.nodes += int(count)
+        if code != _FOUND:
+            raise _Stuck(pieces, gave_up=code == _LIMIT)
+        path = []
+        s = int(goal)
+        while s > 0:
+            path.append(s)
+            s = int(parent[s])
+        path.reverse()
+        moves = []
+        for s in path:
+            m, d, k = int(mmask[s]), int(mdir[s]), int(mdist[s])
+            moving = tuple(pieces[i] for i in range(len(pieces)) if m >> i & 1)
+            moves.append(Move(moving, tuple(int(v) * k for v in DIRECTIONS[d])))
+        final = states[int(goal)].reshape(-1, 3).copy()
+        mask = int(removed)
+        inside = [i for i in range(len(pieces)) if mask >> i & 1]
+        outside = [i for i in range(len(pieces)) if not mask >> i & 1]
+        clear = _clearance(packed, starts, final, inside, outside, int(rdir))
+        moves.append(
+            Move(
+                tuple(pieces[i] for i in inside),
+                tuple(int(v) * clear for v in DIRECTIONS[int(rdir)]),
+                removes=True,
+            )
+        )
+        axis, sign = int(rdir) // 2, (1 if int(rdir) % 2 == 0 else -1)
+        moved = final.copy()
+        moved[inside, axis] += sign * clear
+        left_pieces = tuple(pieces[i] for i in outside)
+        removed_pieces = tuple(pieces[i] for i in inside)
+        node = Separation(pieces, moves, left_pieces=left_pieces, removed_pieces=removed_pieces)
+        node.left = self.separate(left_pieces, final[outside])
+        node.removed = self.separate(removed_pieces, moved[inside])
+        return node
+
+
+def _clearance(cells, starts, offsets, inside, outside, d) -> int:
+    """The shortest slide along d after which the group is clear of the rest's bounding box."""
+    axis, sign = d // 2, (1 if d % 2 == 0 else -1)
+
+    def coords(group):
+        return np.concatenate(
+            [cells[starts[i] : starts[i + 1], axis] + offsets[i, axis] for i in group]
+        )
+
+    mine, rest = coords(inside), coords(outside)
+    if sign > 0:
+        return max(1, int(rest.max() - mine.min() + 1))
+    return max(1, int(mine.max() - rest.min() + 1))
+
+
+def disassemble(
+    cells_by_piece: Sequence[Iterable],
+    groups: Sequence[int] | None = None,
+    node_limit: int = DEFAULT_NODE_LIMIT,
+) -> Disassembly:
+    """Take an assembly apart (pieces as cell lists, all in one frame).
+
+    `groups`: one BurrTools group number per piece (0: none); a part made only of pieces of
+    one non-zero group may stay joined. The result is `complete` when the assembly comes apart,
+    otherwise `stuck` names the part that does not (with `gave_up` when the node limit, per
+    separation search, stopped it rather than a proof).
+    """
+    cells = [np.asarray(c, np.int64).reshape(-1, 3) for c in cells_by_piece]
+    if not cells:
+        raise ValueError("no pieces")
+    if node_limit < 1:
+        raise ValueError("the node limit must be at least 1")
+    every = np.vstack(cells)
+    if len(np.unique(every, axis=0)) != len(every):
+        raise ValueError("two pieces share a cell: not an assembly")
+    before_first_use("disassembler", _search)
+    run = _Run(cells, groups, node_limit)
+    pieces = tuple(range(len(cells)))
+    try:
+        tree = run.separate(pieces, np.zeros((len(cells), 3), np.int32))
+    except _Stuck as stuck:
+        return Disassembly(
+            "", (), (), complete=False, gave_up=stuck.gave_up, stuck=stuck.pieces, nodes=run.nodes
+        )
+    if tree is None:  # a single piece or a single group: nothing to take apart
+        return Disassembly("", (), tuple(run.left_together), complete=True, nodes=run.nodes)
+    return Disassembly(
+        tree.level(),
+        tuple(tree.all_moves()),
+        tuple(run.left_together),
+        complete=True,
+        nodes=run.nodes,
+        tree=tree,
+    )
+
+
+def require_complete(result: Disassembly) -> Disassembly:
+    """`result`, or NodeLimitReached when the node limit stopped it (for callers that must
+    not mistake "gave up" for "does not come apart")."""
+    if result.gave_up:
+        raise NodeLimitReached(
+            f"gave up after {result.nodes} states while separating pieces "
+            f"{list(result.stuck)}: raise the node limit to go on"
+        )
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# BurrTools groups (models.burrtools does not keep them yet)
+
+
+def xmpuzzle_groups(path: str | Path, problem: int = 1) -> list[int]:
+    """The `group` number of each piece type of a BurrTools problem (1-based, as
+    `models.burrtools.load_xmpuzzle` counts), in the order that loader lists the pieces
+    (shapes with a count below 1 are skipped there and here). 0 means no group.
+
+    A shape that lists several `<group>` children (it belongs to more than one group) gets
+    the first one; BurrTools lets such pieces join any of them, which Tessera does not model.
+    """
+    import gzip
+
+    from defusedxml import ElementTree as SafeET
+
+    raw = Path(path).read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    root = SafeET.fromstring(raw)
+    problems = root.findall("./problems/problem")
+    prob = problems[problem - 1]
+    out = []
+    for sh in prob.findall("./shapes/shape"):
+        try:
+            count = int(sh.get("count", "1"))
+        except ValueError:
+            count = 1
+        if sh.get("count") is None and sh.get("max") is not None:
+            count = int(sh.get("max"))
+        if count < 1:
+            continue
+        group = sh.get("group")
+        if group is None:
+            child = sh.find("group")
+            group = child.get("group") if child is not None else "0"
+        out.append(int(group or 0))
+    return out

@@ -1,0 +1,119 @@
+"""Which of the known distinct solutions is this assembly?
+
+Play mode and the hint only know where pieces are (cells in space); the solution list knows
+solutions as `ClassSearch(puzzle).representatives()` yields them. Two assemblies are the same
+solution when the puzzle's symmetry group maps one onto the other, so both sides are reduced to
+`TargetGroup.canonical` and compared. The representatives are produced lazily and remembered,
+so identifying an early solution does not wait for the full list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from tessera.models import geometry
+from tessera.models.polycube import Placement, PolycubePuzzle
+from tessera.solvers.polycube.packing import PlacedPiece, PolycubeSolution
+from tessera.solvers.polycube.symmetry import ClassSearch
+
+#: A piece instance given by where it is: (piece type index, (n, 3) cell coordinates).
+PlacedCells = tuple[int, np.ndarray]
+
+
+def placement_of(puzzle: PolycubePuzzle, piece: int, cells) -> Placement | None:
+    """The placement of piece type `piece` that fills exactly `cells`, or None when a cell lies
+    outside the target (required or optional cells).
+
+    Raises ValueError when the cells are not the piece's shape at all: that is a caller's bug,
+    not a user's move."""
+    arr = geometry.as_cells(cells)
+    shape_key = geometry.key(arr)
+    orientation = next(
+        (
+            o
+            for o, shape in enumerate(puzzle.pieces[piece].orientations)
+            if tuple(shape.ravel().tolist()) == shape_key
+        ),
+        None,
+    )
+    if orientation is None:
+        raise ValueError(f"these cells are not piece {puzzle.pieces[piece].name}'s shape")
+    index = puzzle.target.index
+    ids = [index.get(c) for c in map(tuple, arr.tolist())]
+    if None in ids:
+        return None
+    offset = tuple(int(v) for v in arr.min(axis=0))
+    return Placement(piece, orientation, offset, tuple(sorted(ids)))
+
+
+def solution_from_cells(puzzle: PolycubePuzzle, pieces: Iterable[PlacedCells]) -> PolycubeSolution:
+    """A `PolycubeSolution` from pieces given by their cells (all inside the target)."""
+    placed = []
+    for piece, cells in pieces:
+        placement = placement_of(puzzle, piece, cells)
+        if placement is None:
+            raise ValueError(f"piece {puzzle.pieces[piece].name} is not inside the target")
+        placed.append(placement)
+    placed.sort(key=lambda p: (p.piece, p.cells))
+    target = puzzle.target.cells
+    return PolycubeSolution(tuple(PlacedPiece(p.piece, target[list(p.cells)], p) for p in placed))
+
+
+class SolutionIndex:
+    """Numbers distinct solutions 1, 2, ... in the order `ClassSearch.representatives()`
+    yields them, which is the order `tessera solve` prints and the solution list shows."""
+
+    def __init__(self, puzzle: PolycubePuzzle, mirrors: bool = True) -> None:
+        self.puzzle = puzzle
+        self._search = ClassSearch(puzzle, mirrors=mirrors)
+        self.group = self._search.group
+        self._pending = self._search.representatives()
+        self._numbers: dict[object, int] = {}
+        self.solutions: list[PolycubeSolution] = []  # solutions[k - 1] is solution k
+        self.complete = False
+
+    def cancel(self) -> None:
+        self._search.cancel()
+
+    def _advance(self) -> bool:
+        if self.complete:
+            return False
+        try:
+            solution = next(self._pending)
+        except StopIteration:
+            self.complete = True
+            return False
+        self.solutions.append(solution)
+        self._numbers.setdefault(self.group.canonical(solution), len(self.solutions))
+        return True
+
+    def number(self, solution: PolycubeSolution | Sequence[PlacedCells]) -> int | None:
+        """The solution's number (1-based), or None if it is not a solution of the puzzle."""
+        if not isinstance(solution, PolycubeSolution):
+            solution = solution_from_cells(self.puzzle, solution)
+        canon = self.group.canonical(solution)
+        while canon not in self._numbers and self._advance():
+            pass
+        return self._numbers.get(canon)
+
+    def solution(self, number: int) -> PolycubeSolution | None:
+        """Solution `number` (1-based), or None when there are fewer."""
+        if number < 1:
+            raise ValueError("solutions are numbered from 1")
+        while len(self.solutions) < number and self._advance():
+            pass
+        return self.solutions[number - 1] if number <= len(self.solutions) else None
+
+    def count(self) -> int:
+        """How many distinct solutions there are (lists them all)."""
+        while self._advance():
+            pass
+        return len(self.solutions)
+
+
+def identify(puzzle: PolycubePuzzle, pieces: Sequence[PlacedCells]) -> int | None:
+    """The number of the distinct solution these pieces form, or None (one-off; keep a
+    `SolutionIndex` to identify many)."""
+    return SolutionIndex(puzzle).number(pieces)

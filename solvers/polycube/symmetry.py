@@ -1,0 +1,821 @@
+"""Solutions up to the target's symmetries, counted without listing every fixed solution.
+
+The trick is the usual one (Knuth fixes the X pentomino in a quarter of the 6×10 box): pick a
+piece p that is unique and that every symmetry g maps to itself, split p's placements into
+orbits under the group G, and search once per orbit with p held at the orbit's first placement
+q. Every class of solutions meets exactly one orbit, and inside it the solutions with p at q form
+classes under q's stabiliser H. When H is trivial (the common case) those are all distinct
+classes, each of |G| fixed solutions, and the compiled engine merely counts them; only the few
+orbits with a symmetric placement need their solutions listed and compared.
+
+Reflections act only when the mirror image of every piece is a piece of the set (Soma's B and P
+swap); otherwise "up to symmetry" equals "up to rotation".
+
+Pieces a figure file pre-places (`SomaFigure.preplaced`: any puzzle with a `preplaced` list of
+objects with `.piece` and `.cells`) are not part of the puzzle, but they belong to the figure: a
+symmetry counts only when it maps the whole figure onto itself and every pre-placed piece onto
+a pre-placed piece of its image type. That is how yass counts figures with pre-placed pieces.
+
+Counting a figure is mostly small: a Soma figure's searches take a few milliseconds in all, so
+the group, the placements and the orbits are computed in numpy, and `tally()` runs the orbit
+searches on other threads only once they prove long (one shared pool, never one per puzzle).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+
+from tessera.models import geometry
+from tessera.models.polycube import Placement, PolycubePuzzle
+from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
+from tessera.solvers.polycube.packing import (
+    PackingProblem,
+    PolycubeSolution,
+    check_size,
+    piece_keys,
+    placement_table,
+    row_keys,
+)
+from tessera.solvers.search_control import Cancelled, Progress, Report, Search
+
+Distinct = Literal["fixed", "rotation", "symmetry"]
+
+#: How long `tally()` runs orbit searches in the calling thread before it hands the rest to the
+#: shared pool: below this a thread hand-over costs more than it can win (measured on Soma
+#: figures: the whole count of most of them takes under 5 ms).
+INLINE_SECONDS = 0.02
+
+
+def available_cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def shared_pool() -> ThreadPoolExecutor:
+    """One thread pool for every count in the process, made on first need: starting threads
+    per puzzle cost more than a small figure's whole count."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(available_cores(), thread_name_prefix="tessera-count")
+        return _pool
+
+
+@dataclass(frozen=True)
+class Counts:
+    fixed: int
+    up_to_rotation: int
+    up_to_symmetry: int
+    partial: bool = False
+
+    def as_dict(self) -> dict[str, int | bool]:
+        return {
+            "fixed": self.fixed,
+            "up_to_rotation": self.up_to_rotation,
+            "up_to_symmetry": self.up_to_symmetry,
+        }
+
+
+@dataclass(frozen=True)
+class GroupElement:
+    affine: np.ndarray  # 3×4: p -> M p + t
+    proper: bool
+    cell_map: np.ndarray  # target cell index -> index of its image
+    type_map: tuple[int, ...]  # piece type -> type of its image
+
+
+#: The 48 symmetries of the cube as one (48, 3, 3) array, rotations first.
+_MATRICES = np.stack(geometry.symmetries())
+_PROPER = np.arange(48) < 24
+
+
+class TargetGroup:
+    """The symmetries of a puzzle: those of the target that also map the piece set to itself
+    (and, for a figure with pre-placed pieces, the pre-placed pieces onto themselves)."""
+
+    def __init__(self, puzzle: PolycubePuzzle, mirrors: bool = True) -> None:
+        self.puzzle = puzzle
+        mirror_types = self._mirror_types(puzzle)
+        self.mirrors_act = mirror_types is not None
+        identity_types = tuple(range(len(puzzle.pieces)))
+        use_mirrors = mirrors and mirror_types is not None
+        affines, cell_maps, proper = _symmetries(puzzle, use_mirrors)
+        self.cell_maps = cell_maps  # (order, cells): row g is element g's cell map
+        self.proper = proper
+        self.elements = [
+            GroupElement(
+                affine, bool(p), cell_map, identity_types if p else mirror_types or identity_types
+            )
+            for affine, cell_map, p in zip(affines, cell_maps, proper.tolist(), strict=True)
+        ]
+        self.type_maps = np.array([g.type_map for g in self.elements], np.int64).reshape(
+            len(self.elements), len(puzzle.pieces)
+        )
+
+    @staticmethod
+    def _mirror_types(puzzle: PolycubePuzzle) -> tuple[int, ...] | None:
+        keys = [piece_keys(p) for p in puzzle.pieces]
+        by_shape = {
+            (key[0], p.copies, p.fewest): t
+            for t, (p, key) in enumerate(zip(puzzle.pieces, keys, strict=True))
+        }
+        out = []
+        for p, (_, mirror_key) in zip(puzzle.pieces, keys, strict=True):
+            t = by_shape.get((mirror_key, p.copies, p.fewest))
+            if t is None:
+                return None
+            out.append(t)
+        return tuple(out)
+
+    @property
+    def order(self) -> int:
+        return len(self.elements)
+
+    @cached_property
+    def is_kernel(self) -> np.ndarray:
+        """Per element: it moves no cell and no piece type (the mirror through the plane of a
+        flat puzzle), so it fixes every solution and never makes two solutions alike."""
+        n_cells = self.cell_maps.shape[1]
+        n_types = self.type_maps.shape[1]
+        return (self.cell_maps == np.arange(n_cells)).all(axis=1) & (
+            self.type_maps == np.arange(n_types)
+        ).all(axis=1)
+
+    @cached_property
+    def kernel(self) -> frozenset[int]:
+        """The kernel's elements, by id (see `is_kernel`)."""
+        return frozenset(id(g) for g, k in zip(self.elements, self.is_kernel, strict=True) if k)
+
+    @cached_property
+    def mirror_is_trivial(self) -> bool:
+        """True when mirror images are always the same solution (or no mirror acts)."""
+        return not self.has_improper or bool((self.is_kernel & ~self.proper).any())
+
+    def acts_freely_on(self, stabiliser) -> bool:
+        return all(id(g) in self.kernel for g in stabiliser)
+
+    @cached_property
+    def has_improper(self) -> bool:
+        return bool((~self.proper).any())
+
+    @cached_property
+    def _map_lists(self) -> dict[int, list[int]]:
+        """Each element's cell map as a Python list, by element id: mapping a handful of cells
+        through a list is several times cheaper than through numpy."""
+        return {id(g): g.cell_map.tolist() for g in self.elements}
+
+    def image(self, g: GroupElement, cells: tuple[int, ...]) -> tuple[int, ...]:
+        cell_map = self._map_lists.get(id(g))
+        if cell_map is None:
+            return tuple(sorted(g.cell_map[list(cells)].tolist()))
+        return tuple(sorted([cell_map[c] for c in cells]))
+
+    def classify(
+        self, items: list[tuple[int, tuple[int, ...]]], elements: Sequence[GroupElement]
+    ) -> tuple[tuple, bool]:
+        """For a solution given as (piece type, cells) pairs: its canonical form under
+        `elements` (equal to `canonical()`), and whether an improper element fixes it (then it
+        is its own mirror image). One pass instead of `canonical()` plus `stabiliser()`."""
+        me = tuple(sorted(items))
+        best = None
+        mirror_fixed = False
+        for g in elements:
+            type_map = g.type_map
+            encoded = tuple(sorted([(type_map[t], self.image(g, cells)) for t, cells in items]))
+            if best is None or encoded < best:
+                best = encoded
+            if not g.proper and encoded == me:
+                mirror_fixed = True
+        return (best if best is not None else me), mirror_fixed
+
+    def encode(self, solution: PolycubeSolution, g: GroupElement | None = None):
+        """A hashable form of the solution's image under g: sorted (type, cells) pairs."""
+        items = []
+        for placed in solution.pieces:
+            cells = placed.placement.cells
+            if g is None:
+                items.append((placed.piece, cells))
+            else:
+                items.append((g.type_map[placed.piece], self.image(g, cells)))
+        return tuple(sorted(items))
+
+    def canonical(self, solution: PolycubeSolution, elements=None):
+        return min(self.encode(solution, g) for g in (elements or self.elements))
+
+    def stabiliser(self, solution: PolycubeSolution, elements=None) -> list[GroupElement]:
+        me = self.encode(solution)
+        return [g for g in (elements or self.elements) if self.encode(solution, g) == me]
+
+
+def _symmetries(
+    puzzle: PolycubePuzzle, mirrors: bool
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """(affine maps, cell maps, properness) of the symmetries of the figure: all 48 cube
+    symmetries tried at once in numpy. Required cells must map onto required cells, optional
+    onto optional, and pre-placed pieces onto pre-placed pieces of the image type."""
+    target = puzzle.target
+    cells = target.cells
+    n, n_req = len(cells), target.n_required
+    preplaced = list(getattr(puzzle, "preplaced", ()) or ())
+    frame = [np.asarray(p.cells, np.int64).reshape(-1, 3) for p in preplaced]
+    whole = np.vstack([cells, *frame]) if frame else cells
+    identity = np.hstack([np.eye(3, dtype=np.int64), np.zeros((3, 1), np.int64)])
+    if len(whole) == 0 or n == 0:
+        # nothing left to fill: one empty solution, and nothing a symmetry could tell apart
+        return [identity], np.zeros((1, n), np.int64), np.ones(1, bool)
+    mats = _MATRICES if mirrors else _MATRICES[:24]
+    proper = _PROPER[: len(mats)]
+    lo, hi = whole.min(axis=0), whole.max(axis=0)
+    moved = np.einsum("gij,nj->gni", mats, whole)
+    offsets = lo - moved.min(axis=1)
+    images = moved + offsets[:, None, :]
+    inside = ((images <= hi).all(axis=2)).all(axis=1)
+    # a cell label per figure cell: target index, then n + k for pre-placed piece k
+    grid = np.full(tuple((hi - lo + 1).tolist()), -1, np.int64)
+    labels = np.arange(len(whole))
+    rel = whole - lo
+    grid[rel[:, 0], rel[:, 1], rel[:, 2]] = labels
+    where = np.flatnonzero(inside)
+    rel_img = images[where] - lo
+    idx = grid[rel_img[..., 0], rel_img[..., 1], rel_img[..., 2]]  # (candidates, cells)
+    ok = (idx >= 0).all(axis=1)
+    ok &= (idx[:, :n_req] < n_req).all(axis=1)
+    ok &= ((idx[:, n_req:n] >= n_req) & (idx[:, n_req:n] < n)).all(axis=1)
+    if target.coloured:  # colours are part of the figure: a symmetry keeps every one
+        colours = np.asarray(target.colours, np.int64)
+        ok &= (colours[np.clip(idx[:, :n], 0, None)] == colours).all(axis=1)
+    if frame:
+        owner = np.concatenate([np.full(len(f), k, np.int64) for k, f in enumerate(frame)])
+        partner = _mirror_partners(preplaced)
+        img_owner = np.where(idx[:, n:] >= n, owner[np.clip(idx[:, n:] - n, 0, None)], -1)
+        want_proper = np.broadcast_to(owner, img_owner.shape)
+        want_mirror = np.broadcast_to(partner[owner], img_owner.shape)
+        want = np.where(proper[where][:, None], want_proper, want_mirror)
+        ok &= (img_owner == want).all(axis=1)
+    keep = where[ok]
+    affines = np.concatenate([mats[keep], offsets[keep][:, :, None]], axis=2)
+    return list(affines), idx[ok][:, :n].copy(), proper[keep]
+
+
+def _mirror_partners(preplaced: Sequence[Any]) -> np.ndarray:
+    """For each pre-placed piece, the pre-placed piece its mirror image must be (-2: none)."""
+    names = [p.piece.name for p in preplaced]
+    out = []
+    for p in preplaced:
+        mirror = p.piece.mirror_key
+        match = [k for k, q in enumerate(preplaced) if q.piece.shape_key == mirror]
+        if p.piece.shape_key == mirror:
+            match = [names.index(p.piece.name)]
+        out.append(match[0] if match else -2)
+    return np.array(out, np.int64)
+
+
+@dataclass(frozen=True)
+class Orbit:
+    representative: Placement
+    size: int
+    stabiliser: tuple[GroupElement, ...]
+
+
+@dataclass(frozen=True)
+class _OrbitTable:
+    """A piece's placements split into orbits: representative rows, sizes, and per element
+    whether it fixes each representative."""
+
+    reps: np.ndarray  # table rows of the representatives (first of each orbit)
+    sizes: np.ndarray
+    fixes: np.ndarray  # (order, orbits) bool: element g maps representative k to itself
+
+
+def _orbit_tables(group: TargetGroup, pieces: Sequence[int]) -> dict[int, _OrbitTable]:
+    """Orbits of the pieces' placements under the group, all in one numpy pass: the image of
+    every placement under every element, matched back to placements by (piece, cells). The
+    pieces must be ones every element maps to themselves."""
+    table = placement_table(group.puzzle)
+    pieces = [t for t in pieces if table.count(t)]
+    if not pieces:
+        return {}
+    n_cells = group.cell_maps.shape[1]
+    width = max(table.cells[t].shape[1] for t in pieces)
+    counts = [table.count(t) for t in pieces]
+    rows = np.full((sum(counts), width + 1), n_cells, np.int64)  # short rows padded high
+    start = 0
+    for t, n in zip(pieces, counts, strict=True):
+        rows[start : start + n, 0] = t
+        rows[start : start + n, 1 : 1 + table.cells[t].shape[1]] = table.cells[t]
+        start += n
+    maps = np.hstack([group.cell_maps, np.full((group.order, 1), n_cells, np.int64)])
+    type_bits = max(pieces).bit_length()
+    if n_cells + type_bits <= 62:
+        # a placement as one integer: its cells as bits, its piece above them (no sorting)
+        bits = np.zeros(n_cells + 1, np.int64)
+        bits[:n_cells] = np.left_shift(1, np.arange(n_cells, dtype=np.int64))
+        piece_bits = rows[:, 0] << n_cells
+        keys = bits[rows[:, 1:]].sum(axis=1) | piece_bits
+        image_keys = bits[maps[:, rows[:, 1:]]].sum(axis=2) | piece_bits
+    else:
+        # a placement as the sum of random 64-bit numbers of its cells, twice, and its piece:
+        # order-free, so the images need no sorting (a large target's images sorted cell by
+        # cell cost most of a Pelikan Burr's start-up); two sums make a collision about as
+        # likely as 2^-128
+        salt = np.random.default_rng(20261124).integers(
+            np.iinfo(np.int64).min, np.iinfo(np.int64).max, (2, n_cells + 1), np.int64
+        )
+        salt[:, n_cells] = 0
+        cells = rows[:, 1:]
+
+        def hashed(cell_salt: np.ndarray) -> np.ndarray:
+            """(placements, 3): both sums and the piece, for one cell numbering."""
+            sums = [cell_salt[k][cells].sum(axis=1) for k in (0, 1)]
+            return np.stack([*sums, rows[:, 0]], axis=1)
+
+        keys = row_keys(hashed(salt))
+        image_keys = np.stack([row_keys(hashed(salt[:, m])) for m in maps])
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    pos = np.minimum(np.searchsorted(sorted_keys, image_keys), len(keys) - 1)
+    assert (sorted_keys[pos] == image_keys).all(), "a symmetry moved a placement outside"
+    image_index = order[pos]  # (order, placements): where each element sends each one
+    rep_of = image_index.min(axis=0)  # every orbit's first placement
+    sizes = np.bincount(rep_of, minlength=len(rows))
+    out = {}
+    start = 0
+    for t, n in zip(pieces, counts, strict=True):
+        reps = start + np.flatnonzero(rep_of[start : start + n] == np.arange(start, start + n))
+        out[t] = _OrbitTable(reps - start, sizes[reps], image_index[:, reps] == reps)
+        start += n
+    return out
+
+
+def _orbits(group: TargetGroup, piece: int, found: _OrbitTable | None = None) -> list[Orbit]:
+    table = placement_table(group.puzzle)
+    if found is None:
+        found = _orbit_tables(group, [piece]).get(piece)
+    if found is None:
+        return []
+    elements = group.elements
+    rows = found.reps
+    cells = table.cells[piece][rows].tolist()
+    orientation = table.orientation[piece][rows].tolist()
+    offset = table.offset[piece][rows].tolist()
+    stabilisers: dict[bytes, tuple[GroupElement, ...]] = {}  # most orbits share one
+    out = []
+    for k, size in enumerate(found.sizes.tolist()):
+        column = found.fixes[:, k]
+        key = column.tobytes()
+        stab = stabilisers.get(key)
+        if stab is None:
+            stab = stabilisers[key] = tuple(elements[g] for g in np.flatnonzero(column).tolist())
+        placement = Placement(piece, orientation[k], tuple(offset[k]), tuple(cells[k]))
+        out.append(Orbit(placement, size, stab))
+    return out
+
+
+def _anchor(group: TargetGroup) -> tuple[int, list[Orbit]] | None:
+    """The piece to hold at one placement per orbit, or None if no piece qualifies.
+
+    What is left to search is about (orbits / placements) of the whole tree; orbits whose
+    solutions must be listed and compared, not merely counted, weigh extra. Among the pieces
+    within 10% of the cheapest, the one with the fewest placements wins: fixing the most
+    constrained piece first prunes hardest (Knuth's X pentomino; measured on 6x10 and 3x4x5:
+    2-3 times fewer nodes than an unconstrained piece with the same share).
+    """
+    table = placement_table(group.puzzle)
+    moving = ~group.is_kernel
+    eligible = [
+        t
+        for t, piece in enumerate(group.puzzle.pieces)
+        if piece.copies == 1 and not piece.ranged and not (group.type_maps[:, t] != t).any()
+    ]
+    tables = _orbit_tables(group, eligible)
+    scored = []
+    for t, found in tables.items():
+        if not len(found.reps):
+            continue
+        listed = int((found.fixes & moving[:, None]).any(axis=0).sum())
+        n_placements = table.count(t)
+        scored.append(((len(found.reps) + 0.5 * listed) / n_placements, n_placements, t))
+    if not scored:
+        return None
+    cheapest = min(cost for cost, *_ in scored)
+    _, _, t = min((s for s in scored if s[0] <= 1.1 * cheapest), key=lambda s: s[1])
+    return t, _orbits(group, t, tables[t])
+
+
+def column_map(problem: PackingProblem, h: GroupElement) -> np.ndarray:
+    """Where the symmetry h sends each column of the problem's matrix (cells by h's cell map,
+    piece types by its type map); columns h does not move map to themselves."""
+    col_map = np.arange(problem.exact_cover.n_columns)
+    cell_cols = problem.cell_columns
+    open_cells = np.flatnonzero(cell_cols >= 0)
+    col_map[cell_cols[open_cells]] = cell_cols[h.cell_map[open_cells]]
+    for t, col in problem.type_columns.items():
+        col_map[col] = problem.type_columns[h.type_map[t]]
+    return col_map
+
+
+class RowImages:
+    """The symmetries of a puzzle acting on the rows (placements) of one matrix: row r's image
+    under element k is `table[k, r]` (-1 when the image is not a row of this matrix, as for an
+    anchor held at one placement).
+
+    Comparing solutions up to symmetry is then sorting a few small integers per element, in
+    numpy, instead of mapping and sorting every piece's cells in Python: a puzzle whose classes
+    must be found by listing (piece ranges leave no anchor: 12,597 fixed solutions of the solid
+    six-piece burrs) spent most of its time there."""
+
+    def __init__(self, problem: PackingProblem, elements: Sequence[GroupElement]) -> None:
+        self.elements = list(elements)
+        self.improper = np.array([not g.proper for g in self.elements], bool)
+        row_ptr, cols = problem.exact_cover.csr()
+        n_rows = len(row_ptr) - 1
+        self.table = np.full((len(self.elements), n_rows), -1, np.int64)
+        lengths = np.diff(row_ptr)
+        for length in np.unique(lengths).tolist():
+            rows = np.flatnonzero(lengths == length)
+            block = cols[row_ptr[rows][:, None] + np.arange(length)]
+            keys = row_keys(np.sort(block, axis=1))
+            order = np.argsort(keys, kind="stable")
+            sorted_keys = keys[order]
+            for k, g in enumerate(self.elements):
+                images = row_keys(np.sort(column_map(problem, g)[block], axis=1))
+                pos = np.minimum(np.searchsorted(sorted_keys, images), len(rows) - 1)
+                hit = sorted_keys[pos] == images
+                self.table[k, rows[hit]] = rows[order[pos[hit]]]
+
+        self._index = {id(g): k for k, g in enumerate(self.elements)}
+
+    def classify(self, rows: Sequence[int], elements: Sequence[GroupElement]) -> tuple[bytes, bool]:
+        """(canonical key under `elements`, whether a mirror among them fixes the solution)
+        of a solution given as rows."""
+        which = [self._index[id(g)] for g in elements]
+        if not len(rows):  # everything pre-placed: one solution, fixed by every element
+            return b"", bool(self.improper[which].any())
+        images = self.table[np.ix_(which, list(rows))]
+        assert (images >= 0).all(), "a symmetry moved a solution's row outside the matrix"
+        images.sort(axis=1)
+        best = images[np.lexsort(images.T[::-1])[0]]
+        me = np.sort(np.asarray(rows, np.int64))
+        fixed_by = (images == me).all(axis=1) & self.improper[which]
+        return best.tobytes(), bool(fixed_by.any())
+
+
+class ClassSearch(Search):
+    """Lists one representative per class under a puzzle's symmetry group (the search
+    protocol: `solutions()` and `count()` are per class), and `tally()`s the three counts.
+
+    The orbits of the anchor piece are independent exact-cover searches: listing runs them one
+    after another; `tally()` runs them in the calling thread while they are quick and hands the
+    rest to the shared pool, so long counts use every core and small ones start no thread.
+    """
+
+    def __init__(self, puzzle: PolycubePuzzle, mirrors: bool = True) -> None:
+        check_size(puzzle)
+        self.puzzle = puzzle
+        self.group = TargetGroup(puzzle, mirrors=mirrors)
+        Search.__init__(self)
+        self.events = []
+        self.found = 0
+        self.done = False
+        self._listing_fraction = 0.0
+        self._current: ExactCoverSearch | None = None
+        self._running: set[ExactCoverSearch] = set()
+        self._lock = threading.Lock()
+        self._progress_done = 0.0
+        anchor = _anchor(self.group)
+        self.anchor_piece, self.orbits = anchor if anchor else (None, [])
+
+    def cancel(self) -> None:
+        Search.cancel(self)
+        with self._lock:
+            running = list(self._running)
+        for search in running:
+            search.cancel()
+        if self._current is not None:
+            self._current.cancel()
+
+    def progress(self) -> float:
+        """While listing: the orbits done plus the running one's tree fraction; while tallying:
+        the same over the orbit searches, finished or running."""
+        if self.done:
+            return 1.0
+        if self._running:
+            return self._live_progress(max(len(self.orbits), 1))
+        return self._listing_fraction
+
+    def _searches(self) -> Iterator[tuple[int, Orbit | None, PackingProblem, ExactCoverSearch]]:
+        if self.anchor_piece is None:
+            problem = self._problem(None)
+            yield 0, None, problem, self._start(problem)
+            return
+        for k, orbit in enumerate(self.orbits):
+            if self.cancelled:
+                return
+            problem = self._problem(orbit)
+            yield k, orbit, problem, self._start(problem)
+
+    def _start(self, problem: PackingProblem) -> ExactCoverSearch:
+        self._current = problem.search()
+        if self.cancelled:
+            self._current.cancel()
+        return self._current
+
+    def _fraction(self, k: int, search: ExactCoverSearch) -> float:
+        n = max(len(self.orbits), 1)
+        return (k + search.progress()) / n
+
+    def _problem(self, orbit: Orbit | None) -> PackingProblem:
+        return self._task_problem([orbit] if orbit is not None else None)
+
+    def _task_problem(self, orbits: Sequence[Orbit] | None) -> PackingProblem:
+        if orbits is None:
+            return PackingProblem(self.puzzle)
+        reps = [o.representative for o in orbits]
+        return PackingProblem(self.puzzle, only={self.anchor_piece: reps})  # type: ignore[dict-item]
+
+    def _tally_orbit(
+        self, orbit: Orbit | None, report: Progress | None = None
+    ) -> tuple[int, int, int, bool]:
+        """(fixed, classes, rotation classes, partial) for the solutions with the anchor
+        piece at this orbit's representative (or for all solutions when there is no anchor)."""
+        return self._tally_task([orbit] if orbit is not None else None, report)
+
+    def _tally_task(
+        self, orbits: Sequence[Orbit] | None, report: Progress | None = None
+    ) -> tuple[int, int, int, bool]:
+        """(fixed, classes, rotation classes, partial) for the solutions with the anchor piece
+        at one of these orbits' representatives, in one search (or for all solutions when
+        there is no anchor, `orbits=None`).
+
+        Orbits whose stabiliser acts trivially all have |G|/|kernel| placements, and each of
+        their solutions is a class of its own: the engine merely counts them. Other orbits'
+        solutions are listed and compared in canonical form under their own stabiliser (the
+        anchor's placement in a solution says which orbit it is in). `report` is called
+        between slices of the search, for a caller that runs it in its own thread."""
+        doubles = 1 if self.group.mirror_is_trivial else 2
+        free = bool(orbits) and all(self.group.acts_freely_on(o.stabiliser) for o in orbits)
+        if orbits and not free and self._burnside_applies:
+            total = [0, 0, 0, False]
+            for orbit in orbits:
+                result = self._tally_by_burnside(orbit, report)
+                total = [a + b for a, b in zip(total[:3], result[:3], strict=True)] + [
+                    total[3] or result[3]
+                ]
+            return total[0], total[1], total[2], bool(total[3])
+        problem = self._task_problem(orbits)
+        search = problem.search()
+        with self._lock:
+            self._running.add(search)
+        if self.cancelled:
+            search.cancel()
+        try:
+            if free:
+                size = orbits[0].size  # the same for every free orbit
+                try:
+                    n = search.count(on_progress=report)
+                except Cancelled as exc:
+                    return size * exc.partial, exc.partial, doubles * exc.partial, True
+                return size * n, n, doubles * n, False
+            by_cells = {o.representative.cells: o for o in orbits or ()}
+            seen: set = set()
+            fixed = classes = rot = 0
+            placements = problem.placements
+            images = RowImages(problem, self.group.elements)
+            for rows in search.solutions(report):
+                orbit = None
+                if orbits is not None:
+                    real = (r for r in rows if r < problem.n_placement_rows)
+                    placed = [*problem.fixed, *(placements[r] for r in real)]
+                    anchor = next(p.cells for p in placed if p.piece == self.anchor_piece)
+                    orbit = by_cells[anchor]
+                fixed += orbit.size if orbit is not None else 1
+                elements = orbit.stabiliser if orbit else self.group.elements
+                canon, mirror_fixed = images.classify(rows, elements)
+                if (id(orbit), canon) in seen:
+                    continue
+                seen.add((id(orbit), canon))
+                classes += 1
+                rot += 1 if mirror_fixed else doubles
+            return fixed, classes, rot, search.cancelled and not search.done
+        finally:
+            with self._lock:
+                self._running.discard(search)
+                self._progress_done += (1.0 if search.done else search.progress()) * len(
+                    orbits or [None]
+                )
+
+    @cached_property
+    def _burnside_applies(self) -> bool:
+        """Whether symmetric orbits can be counted without listing (`_tally_by_burnside`):
+        every piece unique (so a column is never hit twice by one symmetric option) and few
+        enough columns for one integer per option."""
+        puzzle = self.puzzle
+        return all(p.copies == 1 and not p.ranged for p in puzzle.pieces) and (
+            len(puzzle.target.cells) + len(puzzle.pieces) <= 62
+        )
+
+    def _tally_by_burnside(
+        self, orbit: Orbit, report: Progress | None = None
+    ) -> tuple[int, int, int, bool]:
+        """An orbit with a symmetric representative, counted instead of listed.
+
+        Its stabiliser H acts on the solutions with the anchor at the representative, and the
+        classes meeting the orbit are H's orbits there: by Burnside's lemma, the average over
+        h in H of the solutions h maps onto themselves. Those are counted by the engine as exact
+        covers by h-invariant unions of placements (`_symmetric_count`), a far smaller search
+        than listing every solution and comparing canonical forms. Rotation classes are the
+        orbits of H's proper part when H has mirrors; otherwise each class and its mirror
+        image (met in another placement of the orbit) are two."""
+        doubles = 1 if self.group.mirror_is_trivial else 2
+        problem = self._task_problem([orbit])
+        search = problem.search()
+        with self._lock:
+            self._running.add(search)
+        if self.cancelled:
+            search.cancel()
+        try:
+            n = search.count(on_progress=report)
+        except Cancelled as exc:
+            return orbit.size * exc.partial, exc.partial, doubles * exc.partial, True
+        finally:
+            with self._lock:
+                self._running.discard(search)
+                self._progress_done += 1.0 if search.done else search.progress()
+        fixes = {
+            id(h): n if id(h) in self.group.kernel else self._symmetric_count(problem, h)
+            for h in orbit.stabiliser
+        }
+        stabiliser = orbit.stabiliser
+        classes, rest = divmod(sum(fixes.values()), len(stabiliser))
+        assert not rest, "Burnside's average must be whole"
+        proper = [h for h in stabiliser if h.proper]
+        if len(proper) < len(stabiliser):
+            rot = sum(fixes[id(h)] for h in proper) // len(proper)
+        else:
+            rot = doubles * classes
+        return orbit.size * n, classes, rot, False
+
+    def _symmetric_count(self, problem: PackingProblem, h: GroupElement) -> int:
+        """How many solutions of `problem` the symmetry h maps onto themselves: exact covers
+        whose options are the cycles of h on the rows (placements), each the union of its
+        placements' columns, kept only when those are disjoint (h cannot fix a solution that
+        holds one placement of a cycle and not the others)."""
+        row_ptr, cols = problem.exact_cover.csr()
+        n_rows = len(row_ptr) - 1
+        n_columns = problem.exact_cover.n_columns
+        if n_rows == 0:
+            return 0
+        col_map = column_map(problem, h)
+        bits = np.left_shift(1, np.arange(n_columns, dtype=np.int64))
+        keys = np.add.reduceat(bits[cols], row_ptr[:-1])
+        image_keys = np.add.reduceat(bits[col_map[cols]], row_ptr[:-1])
+        order = np.argsort(keys, kind="stable")
+        pos = np.minimum(np.searchsorted(keys[order], image_keys), n_rows - 1)
+        assert (keys[order][pos] == image_keys).all(), "a symmetry moved a row outside"
+        image = order[pos].tolist()
+        key_list = keys.tolist()
+        seen = [False] * n_rows
+        options: list[list[int]] = []
+        for start in range(n_rows):
+            if seen[start]:
+                continue
+            union = total = 0
+            r = start
+            while not seen[r]:
+                seen[r] = True
+                union |= key_list[r]
+                total += int(row_ptr[r + 1] - row_ptr[r])
+                r = image[r]
+            if union.bit_count() == total:
+                options.append([c for c in range(n_columns) if union >> c & 1])
+        symmetric = ExactCoverProblem(options, problem.exact_cover.n_primary, n_columns)
+        return ExactCoverSearch(symmetric).count()
+
+    def _live_progress(self, total: int) -> float:
+        with self._lock:
+            running = sum(s.progress() for s in self._running)
+            return min((self._progress_done + running) / max(total, 1), 1.0)
+
+    def tally(self, on_progress: Progress | None = None, workers: int | None = None) -> Counts:
+        """fixed / up to rotation / up to symmetry. On cancel, returns partial counts.
+
+        Small counts (most figures: a few milliseconds) are cheapest as few, merged searches
+        in the calling thread: all the orbits that are merely counted in one search, all
+        those that are listed in another. Large ones are worth spreading: the orbits are
+        independent searches and the compiled kernel releases the GIL. So the first orbit is
+        searched alone and timed; when the rest promise more than `INLINE_SECONDS`, they go to
+        the shared pool one orbit per task, on up to `workers` threads (default: every core).
+        `workers=1` keeps everything in the calling thread, which is what a batch spreading
+        whole puzzles over the cores wants."""
+        if self.anchor_piece is None:
+            plan: list[list[Orbit] | None] = [None]
+        else:
+            free = [o for o in self.orbits if self.group.acts_freely_on(o.stabiliser)]
+            listed = [o for o in self.orbits if not self.group.acts_freely_on(o.stabiliser)]
+            plan = [group for group in (free, listed) if group]
+        n_units = max(len(self.orbits), 1)
+        workers = max(1, min(workers or available_cores(), n_units))
+        self._progress_done = 0.0
+        total = [0, 0, 0, False]  # fixed, classes, rotation classes, partial
+
+        def add(result: tuple[int, int, int, bool]) -> None:
+            total[0] += result[0]
+            total[1] += result[1]
+            total[2] += result[2]
+            total[3] = total[3] or result[3]
+
+        report = None
+        if on_progress is not None:
+
+            def report(_fraction: float = 0.0, _found: int = 0) -> None:
+                on_progress(self._live_progress(n_units), total[0])
+
+        pooled: list[list[Orbit] | None] = []
+        if workers > 1 and len(self.orbits) > 1:
+            # time the first orbit alone, to see whether the rest is worth other threads
+            first, rest = self.orbits[0], self.orbits[1:]
+            start = time.perf_counter()
+            add(self._tally_task([first], report))
+            estimate = (time.perf_counter() - start) * len(rest)
+            free = [o for o in rest if self.group.acts_freely_on(o.stabiliser)]
+            listed = [o for o in rest if not self.group.acts_freely_on(o.stabiliser)]
+            if estimate > INLINE_SECONDS:
+                plan, pooled = [], [[o] for o in rest]
+            else:
+                plan = [group for group in (free, listed) if group]
+        for task in plan:
+            if self.cancelled:
+                break
+            add(self._tally_task(task, report))
+            if report is not None:
+                report()
+        if pooled and not self.cancelled:
+            self._run_pooled(pooled, workers, add, report)
+        fixed, classes, rot, partial = total
+        if self.group.mirror_is_trivial:
+            rot = classes
+        self.done = not (partial or self.cancelled)
+        return Counts(fixed, rot, classes, bool(partial) or self.cancelled)
+
+    def _run_pooled(self, tasks: list[list[Orbit] | None], workers: int, add, report) -> None:
+        """Run orbit searches on the shared pool, at most `workers` at a time, adding each
+        result as it comes and reporting progress every 0.1 s."""
+        pool = shared_pool()
+        queue = list(reversed(tasks))
+        pending: set[Future] = set()
+        while queue or pending:
+            while queue and len(pending) < workers and not self.cancelled:
+                pending.add(pool.submit(self._tally_task, queue.pop()))
+            if not pending:
+                break
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            for future in done:
+                add(future.result())
+            if report is not None:
+                report()
+
+    def representatives(self, on_progress: Progress | None = None) -> Iterator[PolycubeSolution]:
+        """One solution per class, lazily (the same as `solutions()`)."""
+        return self.solutions(on_progress)
+
+    def _solutions(self, report: Report | None) -> Iterator[PolycubeSolution]:
+        for k, orbit, problem, search in self._searches():
+
+            def orbit_report(_fraction: float, _found: int, k=k, search=search) -> None:
+                self._listing_fraction = self._fraction(k, search)
+                if report is not None:
+                    report()
+
+            elements = list(orbit.stabiliser) if orbit else self.group.elements
+            trivial = orbit is not None and self.group.acts_freely_on(elements)
+            images = None if trivial else RowImages(problem, elements)
+            seen = set()
+            for rows in search.solutions(orbit_report):
+                if images is not None:
+                    canon, _ = images.classify(rows, elements)
+                    if canon in seen:
+                        continue
+                    seen.add(canon)
+                self.found += 1
+                yield problem.solution(rows)
+            self._listing_fraction = self._fraction(k + 1, search) if orbit else 1.0
+        self.done = not self.cancelled
+
+
+def count_solutions(puzzle: PolycubePuzzle, on_progress: Progress | None = None) -> Counts:
+    return ClassSearch(puzzle).tally(on_progress)
