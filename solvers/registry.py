@@ -61,8 +61,6 @@ class FamilyEntry:
     playable: bool = False
     #: The puzzle can be drawn and edited cube by cube (Design mode, STL export).
     editable: bool = False
-    #: Its search runs on the compiled exact-cover kernel (a fresh install compiles it once).
-    uses_kernel: bool = False
     #: What the solution list keeps of each thing the search finds (None: everything):
     #: `keep(puzzle, found, number)` returns the solution to list, or None to leave it out
     #: (burrs: only assemblies that come apart, with their disassembly).
@@ -354,7 +352,6 @@ register(
         title="Polycubes",
         playable=True,
         editable=True,
-        uses_kernel=True,
         keep=_polycube_keep,
         match_trace=_polycube_match_trace,
     )
@@ -396,7 +393,6 @@ register(
         scene_module="tessera.viewer.scenes.domino",
         cli_module="tessera.cli.domino",
         title="Dominoes",
-        uses_kernel=True,
         is_game_id=_domino_is_id,
         load_game_id=_domino_from_id,
     )
