@@ -5,12 +5,19 @@ itself: pressed while numpy and numba load, Ctrl-C is a one-line exit 130, not a
 """
 
 import os
+import signal
 import sys
 
 from tessera.cli.interrupt import interrupted
 
 
+def _terminated(signum: int, frame) -> None:
+    """SIGTERM unwinds like an exit, so half-written exports remove their temporary files."""
+    raise SystemExit(128 + signum)
+
+
 def run() -> int:
+    signal.signal(signal.SIGTERM, _terminated)
     if sys.stderr.isatty():
         from tessera.solvers.kernels import on_compile
 

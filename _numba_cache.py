@@ -99,6 +99,39 @@ def choose(environ: dict[str, str], package: Path = PACKAGE) -> tuple[str | None
     return None, "none"
 
 
+def writable_cache(name: str, environ=os.environ) -> Path | None:
+    """A folder for another library's cache (Mesa's shaders, Matplotlib's fonts) by the same
+    rules as numba's: the user's cache, else a private temporary folder, else None (then the
+    caller turns that cache off, rather than let the library print about it)."""
+    user = _user_cache(environ)
+    if user is not None and _usable(user.parent / name):
+        return user.parent / name
+    temp = _temp_cache()
+    if temp is not None and _usable(temp.with_name(f"{temp.name}-{name}"), private=True):
+        return temp.with_name(f"{temp.name}-{name}")
+    return None
+
+
+def quiet_render_caches(environ=os.environ) -> None:
+    """Point Mesa's shader cache and Matplotlib's config at writable folders before the first
+    render: with a read-only HOME they print cache warnings on every run, though nothing
+    failed. Settings the user made are kept."""
+    if not (environ.get("MESA_SHADER_CACHE_DIR") or environ.get("MESA_SHADER_CACHE_DISABLE")):
+        folder = writable_cache("mesa", environ)
+        if folder is None:
+            environ["MESA_SHADER_CACHE_DISABLE"] = "true"
+        else:
+            environ["MESA_SHADER_CACHE_DIR"] = str(folder)
+    home = environ.get("HOME", "")
+    own = [Path(home) / ".config" / "matplotlib", Path(home) / ".cache" / "matplotlib"]
+    if not environ.get("MPLCONFIGDIR") and not (
+        os.path.isabs(home) and all(_writable_folder(f) for f in own)
+    ):
+        folder = writable_cache("matplotlib", environ)
+        if folder is not None:
+            environ["MPLCONFIGDIR"] = str(folder)
+
+
 def _cache_only_where_possible() -> None:
     """Let a `cache=True` function with no writable cache location compile uncached instead of
     failing: numba raises RuntimeError from `enable_caching` when no locator fits, and the

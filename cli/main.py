@@ -26,9 +26,10 @@ GENERAL_MODULES = ("tessera.cli.viewer", "tessera.cli.stl", "tessera.cli.design"
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors are bad input too: exit 2
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+    def error(self, message: str) -> None:
+        """Usage errors are bad input too: one line and exit 2, with where to read more
+        (argparse's usage block would bury the line that says what is wrong)."""
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,6 +26,13 @@ if TYPE_CHECKING:  # numpy loads with the command, not for --help
     from tessera.solvers.polycube.packing import PolycubeSolution
 
 
+#: A printable cell is at most a metre: past that the numbers are a typo, and at 1e308 mm the
+#: facets overflow to infinity.
+MAX_CELL_MM = 1000.0
+#: One file a piece copy: a puzzle with more is no set to print, and the folder would fill up.
+MAX_FILES = 1000
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     stl = sub.add_parser(
         "stl",
@@ -90,6 +97,8 @@ def prepare_folder(folder: Path) -> None:
 def run_stl(args: argparse.Namespace) -> int:
     if not args.cell_mm > 0:
         raise PuzzleError(f"--cell-mm must be positive, not {args.cell_mm:g}")
+    if not args.cell_mm <= MAX_CELL_MM:  # (also refuses inf and nan)
+        raise PuzzleError(f"--cell-mm must be at most {MAX_CELL_MM:g}, not {args.cell_mm:g}")
     if not 0 <= args.gap_mm < args.cell_mm:
         raise PuzzleError(
             f"--gap-mm must be at least 0 and less than --cell-mm ({args.cell_mm:g}), "
@@ -99,6 +108,11 @@ def run_stl(args: argparse.Namespace) -> int:
         raise PuzzleError(f"--solution counts from 1, not {args.solution}")
     folder = Path(args.out)
     puzzle = load_puzzle(args.puzzle, "polycube", problem=args.problem)
+    files = sum(piece.copies for piece in puzzle.pieces) + bool(args.assembly)
+    if files > MAX_FILES:
+        raise PuzzleError(
+            f"would write {files:,} STL files, one a piece copy; the limit is {MAX_FILES:,}"
+        )
     prepare_folder(folder)
     solution, number = None, None
     if args.solution is not None or args.assembly:

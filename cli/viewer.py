@@ -16,8 +16,20 @@ import re
 import sys
 from pathlib import Path
 
+from tessera._numba_cache import quiet_render_caches
 from tessera.cli.output import check_writable, writing
 from tessera.models.errors import PuzzleError
+
+#: Bounds on what an export may ask for, so a typo cannot take minutes and gigabytes (each
+#: measured here with software OpenGL: about 70 bytes of memory per pixel drawn, on top of
+#: about 0.35 GB; 1920x1080 with --supersample 2 is 8.3 million pixels, 0.95 GB, 4 s).
+MAX_SIDE = 4096
+MAX_RENDER_PIXELS = 8_500_000  # width × height × supersample², what the plotter draws
+MAX_SUPERSAMPLE = 8
+MAX_FRAMES_PER_STEP = 240
+MAX_FRAMES = 3000
+MAX_FRAME_PIXELS = 1920 * 1080  # one animation frame
+MAX_GIF_BYTES = 400_000_000  # a GIF's frames are kept (one byte a pixel) until it is written
 
 #: Qt platform plugins that need a display server (X: $DISPLAY, Wayland: $WAYLAND_DISPLAY).
 _DISPLAY_PLUGINS = ("xcb", "wayland", "wayland-egl")
@@ -81,8 +93,10 @@ def check_display(command: str) -> None:
 
 def _size(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
-    if not m or not (16 <= int(m.group(1)) <= 8192 and 16 <= int(m.group(2)) <= 8192):
-        raise argparse.ArgumentTypeError(f"size must look like 800x600 (16..8192), not {text!r}")
+    if not m or not (16 <= int(m.group(1)) <= MAX_SIDE and 16 <= int(m.group(2)) <= MAX_SIDE):
+        raise argparse.ArgumentTypeError(
+            f"size must look like 800x600 (16..{MAX_SIDE}), not {text!r}"
+        )
     return int(m.group(1)), int(m.group(2))
 
 
@@ -94,6 +108,18 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number ≥ 1, not {text!r}")
     return value
+
+
+def _at_most(limit: int):
+    """A whole number from 1 to `limit` (an argparse type)."""
+
+    def parse(text: str) -> int:
+        value = _positive(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"must be at most {limit}, not {text!r}")
+        return value
+
+    return parse
 
 
 def _fps(text: str) -> float:
@@ -130,7 +156,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     render.add_argument("--size", type=_size, default=(800, 600), metavar="WxH")
     render.add_argument("--transparent", action="store_true", help="transparent background")
     render.add_argument(
-        "--supersample", type=_positive, default=2, metavar="N", help="anti-aliasing (default 2)"
+        "--supersample",
+        type=_at_most(MAX_SUPERSAMPLE),
+        default=2,
+        metavar="N",
+        help=f"anti-aliasing (default 2, at most {MAX_SUPERSAMPLE})",
     )
     render.add_argument("--out", required=True, metavar="FILE.png")
     render.set_defaults(func=cmd_render)
@@ -142,7 +172,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     animate.add_argument("--fps", type=_fps, default=12.0, metavar="F", help="default 12")
     animate.add_argument(
         "--frames-per-step",
-        type=_positive,
+        type=_at_most(MAX_FRAMES_PER_STEP),
         default=None,
         metavar="N",
         help="glide frames per step (default 8, fewer for a long solution: at most about "
@@ -182,9 +212,17 @@ def _check_out(out: str, suffixes: tuple[str, ...]) -> Path:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    quiet_render_caches()
     from tessera.viewer.export import render_image, save_png
 
     out = _check_out(args.out, (".png",))
+    (w, h), n = args.size, args.supersample
+    if w * h * n * n > MAX_RENDER_PIXELS:
+        raise PuzzleError(
+            f"{w}x{h} with --supersample {n} draws {w * h * n * n:,} pixels; the limit is "
+            f"{MAX_RENDER_PIXELS:,} (a smaller --size or --supersample)",
+            args.out,
+        )
     _, scene = _scene(args, "solution")
     step = scene.n_steps if args.step is None else args.step
     if not 0 <= step <= scene.n_steps:
@@ -197,6 +235,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_animate(args: argparse.Namespace) -> int:
+    quiet_render_caches()
     from tessera.cli.progress import ProgressBar
     from tessera.viewer.export import (
         animation_steps,
@@ -209,7 +248,15 @@ def cmd_animate(args: argparse.Namespace) -> int:
     install = missing_encoder(out)
     if install:
         raise PuzzleError(f"writing {out.suffix.lower()} needs ffmpeg: {install}", out)
+    w, h = args.size
+    if w * h > MAX_FRAME_PIXELS:
+        raise PuzzleError(
+            f"{w}x{h} is {w * h:,} pixels a frame; an animation's limit is {MAX_FRAME_PIXELS:,} "
+            "(1920x1080)",
+            args.out,
+        )
     _, scene = _scene(args, args.mode)
+    _check_frame_count(scene, args, out)
     steps = animation_steps(scene, args.mode, args.frames_per_step)
     bar = ProgressBar("animate")
 
@@ -228,10 +275,36 @@ def cmd_animate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_frame_count(scene, args: argparse.Namespace, out: Path) -> None:
+    """Refuse an animation past the frame bounds before a single frame (or the list of their
+    steps) is made."""
+    from tessera.viewer.export import default_frames_per_step
+
+    if args.mode != "solution":
+        return  # a search is sampled down to a bounded number of frames
+    per_step = args.frames_per_step or default_frames_per_step(scene.n_steps)
+    frames = scene.n_steps * per_step + 1
+    w, h = args.size
+    if frames > MAX_FRAMES:
+        raise PuzzleError(
+            f"{scene.n_steps} steps × {per_step} frames per step is {frames:,} frames; the "
+            f"limit is {MAX_FRAMES:,} (a smaller --frames-per-step)",
+            out,
+        )
+    if out.suffix.lower() == ".gif" and frames * w * h > MAX_GIF_BYTES:
+        raise PuzzleError(
+            f"{frames:,} frames of {w}x{h} is too big for a GIF (the limit is "
+            f"{MAX_GIF_BYTES // 1_000_000:,} MB of frames): a smaller --size, fewer frames, "
+            "or .mp4",
+            out,
+        )
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     if args.screenshot:
         check_writable(args.screenshot)
     check_display("view")
+    quiet_render_caches()
     from tessera.viewer._qt.app import run
 
     return run(
