@@ -32,14 +32,7 @@ import numpy as np
 from numba import njit
 
 from tessera.solvers.kernels import before_first_use
-from tessera.solvers.polycube.movement import (
-    DIRECTIONS,
-    FREE,
-    closures,
-    group_slide,
-    movable_groups,
-    pack_cells,
-)
+from tessera.solvers.polycube.movement import DIRECTIONS, FREE, pack_cells
 
 DEFAULT_NODE_LIMIT = 1_000_000  # states per separation search (about 100 MB for 7 pieces)
 
@@ -253,8 +246,6 @@ def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair):
 
 # One record per state: the state it came from and the move that made it.
 _PARENT, _MASK, _DIR, _DIST = 0, 1, 2, 3
-# One row per movable group of a state: its pieces, direction, reach and piece count.
-_G_MASK, _G_DIR, _G_REACH, _G_SIZE = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)
@@ -302,41 +293,126 @@ def _rehash(hashes, count, tsize):
 
 
 @njit(cache=True, nogil=True)
-def _state_moves(dist, n, groups, moves):
-    """Every movable group of every direction with how far it goes and its piece count.
-    Returns (moves, groups, total): both buffers may have been grown."""
-    total = np.int64(0)
+def _closed(dist, n, clos):
+    """clos[d, i, j]: how far i may slide along d with j held, through chains of pieces i
+    pushes (the min-plus closure of the pair distances, Bill Cutler's matrix)."""
     for d in range(6):
-        clos = closures(dist, d, n)
-        k = movable_groups(clos, n, np.int64(1), groups)
-        while k < 0:
-            groups = np.empty(groups.shape[0] * 4, np.int64)
-            k = movable_groups(clos, n, np.int64(1), groups)
-        if total + k > moves.shape[0]:
-            moves = _grow(moves, total, (total + k) * 2)
-        for g in range(k):
-            m = groups[g]
-            size = 0
+        for i in range(n):
             for j in range(n):
-                size += (m >> j) & 1
-            moves[total, _G_MASK] = m
-            moves[total, _G_DIR] = d
-            moves[total, _G_REACH] = group_slide(dist, d, m, n)
-            moves[total, _G_SIZE] = size
-            total += 1
-    return moves, groups, total
+                clos[d, i, j] = FREE if i == j else dist[d, i, j]
+        for k in range(n):
+            for i in range(n):
+                cik = clos[d, i, k]
+                if i == k or cik >= FREE:
+                    continue
+                for j in range(n):
+                    if j == i or j == k:
+                        continue
+                    v = cik + clos[d, k, j]
+                    if v < clos[d, i, j]:
+                        clos[d, i, j] = v
 
 
 @njit(cache=True, nogil=True)
-def _smallest_free(moves, total, n):
-    """The movable group with the fewest pieces that comes free, or -1."""
-    best = -1
-    best_size = n + 1
-    for g in range(total):
-        if moves[g, _G_REACH] >= FREE and moves[g, _G_SIZE] < best_size:
-            best_size = moves[g, _G_SIZE]
-            best = g
-    return best
+def _pushed(clos, d, p, step, n, most):
+    """The pieces that move when piece p slides `step` along d, pushing whatever it meets
+    (FREE: slides away for ever); -1 when more than `most` pieces would move."""
+    mask = np.int64(1) << p
+    count = 1
+    grown = True
+    while grown:
+        grown = False
+        for i in range(n):
+            if not (mask >> i) & 1:
+                continue
+            for j in range(n):
+                if (mask >> j) & 1 or clos[d, i, j] >= step:
+                    continue
+                mask |= np.int64(1) << j
+                count += 1
+                if count > most:
+                    return np.int64(-1)
+                grown = True
+    return mask
+
+
+@njit(cache=True, nogil=True)
+def _removal(clos, n):
+    """BurrTools' order of looking for a removal: a single piece, direction by direction and
+    piece by piece, then a group of at most half the pieces. (mask, direction) or (0, -1)."""
+    for most in (1, n // 2):
+        for d in range(6):
+            for p in range(n):
+                m = _pushed(clos, d, p, FREE, n, most)
+                if m > 0:
+                    return m, d
+    return np.int64(0), -1
+
+
+@njit(cache=True, nogil=True)
+def _slides(clos, n, cand):
+    """The moves of a state in the order BurrTools' movement analysis finds them: direction by
+    direction, piece by piece, each piece pushing what it meets for 1, 2, ... cells until more
+    than half the pieces would move; after each new move, its union with every earlier move of
+    the same length in that direction (newest first) that adds pieces to both. Rows of `cand`:
+    mask, direction, length. Returns (cand, count); `cand` may have been grown."""
+    total = np.int64(0)
+    masks = np.empty(64, np.int64)
+    steps = np.empty(64, np.int64)
+    full = (np.int64(1) << n) - 1
+    for d in range(6):
+        known = 0
+        for p in range(n):
+            step = 1
+            while True:
+                m = _pushed(clos, d, p, step, n, n // 2)
+                if m < 0:
+                    break
+                fresh = True
+                for k in range(known):
+                    if masks[k] == m and steps[k] == step:
+                        fresh = False
+                        break
+                if fresh:
+                    older = known
+                    for u in range(older + 1):
+                        if u == 0:
+                            mm = m
+                        else:
+                            k = older - u
+                            if steps[k] != step:
+                                continue
+                            other = masks[k]
+                            if (other & ~m) == 0 or (m & ~other) == 0:
+                                continue
+                            mm = m | other
+                            if mm == full:
+                                continue
+                            dup = False
+                            for q in range(known):
+                                if masks[q] == mm and steps[q] == step:
+                                    dup = True
+                                    break
+                            if dup:
+                                continue
+                        if known >= masks.shape[0]:
+                            masks2 = np.empty(masks.shape[0] * 2, np.int64)
+                            steps2 = np.empty(masks.shape[0] * 2, np.int64)
+                            for q in range(known):
+                                masks2[q] = masks[q]
+                                steps2[q] = steps[q]
+                            masks, steps = masks2, steps2
+                        masks[known] = mm
+                        steps[known] = step
+                        known += 1
+                        if total >= cand.shape[0]:
+                            cand = _grow(cand, total, total * 2 + 8)
+                        cand[total, 0] = mm
+                        cand[total, 1] = d
+                        cand[total, 2] = step
+                        total += 1
+                step += 1
+    return cand, total
 
 
 @njit(cache=True, nogil=True)
@@ -344,7 +420,9 @@ def _search(cells, starts, init, node_limit):
     """Breadth-first search for the first separation.
 
     Returns (code, states, parent, move mask, move direction, move distance, count, goal state,
-    removed mask, removal direction). Piece 0 never moves.
+    removed mask, removal direction). Piece 0 never moves: a move of a group holding it is
+    stored as the rest's move the other way (the same relative positions, as BurrTools'
+    states compare), so the queue's order and the first removal are BurrTools' own.
     """
     n = starts.shape[0] - 1
     width = n * 3
@@ -360,8 +438,9 @@ def _search(cells, starts, init, node_limit):
     # once for the literal and once for int64
     count = np.int64(1)
     table = _rehash(hashes, count, np.int64(4096))
-    groups = np.empty(256, np.int64)
-    moves = np.empty((1536, 4), np.int64)
+    cand = np.empty((256, 3), np.int64)
+    clos = np.empty((6, n, n), np.int64)
+    full = (np.int64(1) << n) - 1
     child = np.empty(width, np.int32)
     offsets = np.empty((n, 3), np.int32)
     dist = np.empty((6, n, n), np.int32)
@@ -382,56 +461,52 @@ def _search(cells, starts, init, node_limit):
         ckeys, cvals, ccount = _cached_distances(
             cells, starts, offsets, dist, ckeys, cvals, ccount, pair
         )
-        moves, groups, total = _state_moves(dist, n, groups, moves)
-        # a removal now ends the search: take the smallest group that comes free
-        best = _smallest_free(moves, total, n)
-        if best >= 0:
+        _closed(dist, n, clos)
+        m, d = _removal(clos, n)
+        if d >= 0:
             code = _FOUND
             goal = np.int64(s)
-            rmask = moves[best, _G_MASK]
-            rdir = moves[best, _G_DIR]
+            rmask = m
+            rdir = np.int64(d)
             break
-        # children of single pieces first, then of pairs, ...: the breadth-first tree then
-        # prefers moving few pieces, as BurrTools' disassemblies do
-        for gi in range(total * n):
-            g = gi % total
-            if moves[g, _G_SIZE] != gi // total + 1:
-                continue
-            m = moves[g, _G_MASK]
-            d = moves[g, _G_DIR]
+        cand, total = _slides(clos, n, cand)
+        for g in range(total):
+            m = cand[g, 0]
+            d = cand[g, 1]
+            step = cand[g, 2]
+            if m & 1:
+                m = full & ~m
+                d = d ^ 1
             axis = d // 2
             sign = 1 if d % 2 == 0 else -1
-            for step in range(1, moves[g, _G_REACH] + 1):
-                for a in range(width):
-                    child[a] = states[s, a]
-                for i in range(n):
-                    if (m >> i) & 1:
-                        child[i * 3 + axis] += sign * step
-                h = _hash(child)
-                slot, seen = _table_slot(table, hashes, states, child, h)
-                if seen:
-                    continue
-                if count >= node_limit:
-                    code = _LIMIT
-                    break
-                if count >= cap:
-                    cap = min(cap * 2, node_limit)
-                    states = _grow(states, count, cap)
-                    hashes = _grow(hashes, count, cap)
-                    rec = _grow(rec, count, cap)
-                for a in range(width):
-                    states[count, a] = child[a]
-                hashes[count, 0] = h
-                rec[count, _PARENT] = s
-                rec[count, _MASK] = m
-                rec[count, _DIR] = d
-                rec[count, _DIST] = step
-                table[slot] = count
-                count += 1
-                if count * 2 > table.shape[0]:  # keep the table at most half full
-                    table = _rehash(hashes, count, table.shape[0] * 4)
-            if code != _STUCK:
+            for a in range(width):
+                child[a] = states[s, a]
+            for i in range(n):
+                if (m >> i) & 1:
+                    child[i * 3 + axis] += sign * step
+            h = _hash(child)
+            slot, seen = _table_slot(table, hashes, states, child, h)
+            if seen:
+                continue
+            if count >= node_limit:
+                code = _LIMIT
                 break
+            if count >= cap:
+                cap = min(cap * 2, node_limit)
+                states = _grow(states, count, cap)
+                hashes = _grow(hashes, count, cap)
+                rec = _grow(rec, count, cap)
+            for a in range(width):
+                states[count, a] = child[a]
+            hashes[count, 0] = h
+            rec[count, _PARENT] = s
+            rec[count, _MASK] = m
+            rec[count, _DIR] = d
+            rec[count, _DIST] = step
+            table[slot] = count
+            count += 1
+            if count * 2 > table.shape[0]:  # keep the table at most half full
+                table = _rehash(hashes, count, table.shape[0] * 4)
     return (
         code, states[:count], rec[:count, _PARENT], rec[:count, _MASK], rec[:count, _DIR],
         rec[:count, _DIST], count, goal, rmask, rdir,
@@ -476,9 +551,13 @@ class _Run:
             return True
         return False
 
-    def separate(self, pieces: tuple[int, ...], offsets: np.ndarray) -> Separation | None:
-        """The separation tree of a part (None when it needs none)."""
-        if self.done_part(pieces):
+    def separate(
+        self, pieces: tuple[int, ...], offsets: np.ndarray, top: bool = False
+    ) -> Separation | None:
+        """The separation tree of a part (None when it needs none). The whole assembly
+        (`top`) must come apart at least once even when all its pieces share a group, as in
+        BurrTools: a group excuses a part left after a separation, not the puzzle itself."""
+        if not top and self.done_part(pieces):
             return None
         packed, starts = pack_cells([self.cells[p] for p in pieces])
         init = np.ascontiguousarray(offsets, np.int32)
@@ -557,17 +636,18 @@ def disassemble(
     every = np.vstack(cells)
     if len(np.unique(every, axis=0)) != len(every):
         raise ValueError("two pieces share a cell: not an assembly")
+    pieces = tuple(range(len(cells)))
+    if len(cells) == 1:  # nothing to take apart: BurrTools' assembly that is no solution
+        return Disassembly("", (), (), complete=False, stuck=pieces)
     before_first_use("disassembler", _search)
     run = _Run(cells, groups, node_limit)
-    pieces = tuple(range(len(cells)))
     try:
-        tree = run.separate(pieces, np.zeros((len(cells), 3), np.int32))
+        tree = run.separate(pieces, np.zeros((len(cells), 3), np.int32), top=True)
     except _Stuck as stuck:
         return Disassembly(
             "", (), (), complete=False, gave_up=stuck.gave_up, stuck=stuck.pieces, nodes=run.nodes
         )
-    if tree is None:  # a single piece or a single group: nothing to take apart
-        return Disassembly("", (), tuple(run.left_together), complete=True, nodes=run.nodes)
+    assert tree is not None
     return Disassembly(
         tree.level(),
         tuple(tree.all_moves()),
