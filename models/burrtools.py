@@ -74,6 +74,21 @@ def _inflate(path: Path) -> bytes:
     return out.getvalue()
 
 
+_DECLARED = re.compile(rb"^(\s*<\?xml[^>]*?)\s+encoding=[\"'][^\"']*[\"']")
+
+
+def _as_utf8(data: bytes) -> bytes:
+    """The XML as UTF-8. BurrTools reads a file byte by byte and never checks an encoding, so
+    its own examples hold Latin-1 names (Prisgon's) under no declaration or a wrong one;
+    bytes that are not UTF-8 are read as Latin-1 here, where every byte is a character."""
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        text = _DECLARED.sub(rb"\1", data, count=1).decode("latin-1")
+        return text.encode("utf-8")
+
+
 class _Lines:
     """Line numbers of the occurrences of `<tag` in the XML, found in one pass per tag (a
     file with thousands of shapes must not rescan from the top for each)."""
@@ -190,7 +205,7 @@ def _parse_shapes(root, path: Path, lines: _Lines) -> list:
 def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
     """The `problem`-th problem (1-based) of a BurrTools file as a polycube puzzle."""
     path = Path(path)
-    data = _inflate(path)
+    data = _as_utf8(_inflate(path))
     line_at = _Lines(data)
     try:
         root = SafeET.fromstring(data)

@@ -72,3 +72,11 @@ def test_case_agrees_with_burrtools(name: str) -> None:
 
 def test_there_are_cases() -> None:
     assert len(NAMES) >= 30
+
+
+def test_latin1_names_load_as_burrtools_reads_them() -> None:
+    from tessera.models.burrtools import load_xmpuzzle
+
+    puzzle = load_xmpuzzle(CASES / "latin1.xmpuzzle")
+    assert [p.name for p in puzzle.pieces] == ["Würfel"]
+    assert puzzle.name == "Pröblem"
