@@ -122,7 +122,7 @@ def test_box_plays_its_disassembly_in_the_window(qtbot, window):
     )
     assert panel.count_label.text() == "1 solution (complete)"
     assert panel.order.isVisible()
-    assert window.worker is None or window.worker.assemblies == 5
+    assert window.worker is None or window.worker.job.assemblies == 5
     assert isinstance(state.solution, InterlockedSolution)
     assert window.status_solution.text() == "solution 1 of 1 · level 2.2.3.3"
     assert state.n_steps == 10 and state.step == 10  # a solution opens assembled

@@ -13,6 +13,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenuBar, QSlider, QStyle, QWidget
 
 from tessera.viewer._qt.handson import MOVE_KEYS, TURN_KEYS, VIEW_LABELS
+from tessera.viewer.scenes.base import Timeline
 from tessera.viewer.state import REPLAY_MODES, ViewerState
 
 #: name -> (text, shortcut, standard icon, tip)
@@ -300,3 +301,39 @@ class ActionSync(QObject):
     def revert_mode(self) -> None:
         """A mode action was refused: check the mode the state is in again."""
         self.actions[f"mode_{self.state.mode}"].setChecked(True)
+
+
+def wire_actions(window) -> None:
+    """Every action of the window (a `MainWindow`, untyped here so the two modules do not
+    import each other) to the part that owns what it does: the state, the replay, the files,
+    the hands-on controller, the exporter, the window's camera and dialogs. Nothing here keeps
+    a copy of a fact the state holds."""
+    a, state, h, replay = window.actions, window.state, window.handson, window.replay
+    files, exporter = window.files, window.exporter
+    for name, slot in (
+        ("first", state.first), ("last", state.last),
+        ("back", replay.back), ("forward", replay.forward),
+        ("previous_solution", state.previous_solution),
+        ("next_solution", state.next_solution),
+        ("open", files.open_file_dialog), ("open_id", files.open_id_dialog),
+        ("open_folder", files.open_folder_dialog), ("design", window.open_design),
+        ("export_image", exporter.image_dialog),
+        ("export_animation", exporter.animation_dialog),
+        ("export_stl", exporter.stl_dialog),
+        ("quit", window.close), ("reset_camera", window.reset_camera),
+        ("isometric", window.isometric_view), ("cancel", window.cancel),
+        ("undo", h.undo), ("redo", h.redo), ("reset_play", h.reset),
+        ("hint", h.ask_hint), ("apply_hint", h.apply_hint),
+        ("next_backtrack", lambda: replay.jump(Timeline.REMOVE, +1)),
+        ("previous_backtrack", lambda: replay.jump(Timeline.REMOVE, -1)),
+        ("next_found", lambda: replay.jump(Timeline.SOLUTION, +1)),
+        ("about", window.show_about), ("shortcuts", window.show_shortcuts),
+        ("preferences", window.show_preferences),
+    ):  # fmt: skip
+        a[name].triggered.connect(slot)
+    for name, (axis, turns) in TURN_KEYS.items():
+        a[name].triggered.connect(lambda _=False, x=axis, t=turns: h.turn(x, t))
+    for name, (axis, cells) in MOVE_KEYS.items():
+        a[name].triggered.connect(lambda _=False, x=axis, c=cells: h.move(x, c))
+    a["ghost"].toggled.connect(h.state.set_ghost)
+    window.mode_group.triggered.connect(lambda action: window.set_mode(action.data()))

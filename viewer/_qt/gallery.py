@@ -19,7 +19,6 @@ from PySide6.QtCore import (
     QPointF,
     QSortFilterProxyModel,
     Qt,
-    QThread,
     Signal,
 )
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap, QPolygonF
@@ -33,6 +32,8 @@ from PySide6.QtWidgets import (
     QTableView,
     QVBoxLayout,
 )
+
+from tessera.viewer._qt.background import Worker
 
 THUMB = 72
 COLUMNS = ("figure", "up to symmetry", "up to rotation", "fixed", "seconds")
@@ -153,41 +154,28 @@ class GalleryModel(QAbstractTableModel):
         return self.rows[row].path
 
 
-class GalleryWorker(QThread):
-    """The batch in a thread: one `counted` signal per file, as each finishes."""
+def count_batch(paths: list[Path], worker: Worker) -> None:
+    """The batch as a `Worker` job: one report per file, as each finishes:
+    (path, counts, seconds, error, thumbnail image)."""
+    from tessera.solvers.polycube.batch import count_files, load_for_batch
 
-    counted = Signal(str, object, object, object, object)  # path, counts, seconds, error, image
-
-    def __init__(self, paths: list[Path], parent=None) -> None:
-        super().__init__(parent)
-        self.paths = paths
-        self._stop = False
-
-    def stop(self) -> None:
-        self._stop = True
-
-    def run(self) -> None:  # the worker thread
-        from tessera.solvers.polycube.batch import count_files, load_for_batch
-
-        results = count_files(self.paths, mode="thread")
-        try:
-            for result in results:
-                if self._stop:
-                    break
-                image = None
-                if result.ok:
-                    try:
-                        image = isometric_thumbnail(load_for_batch(result.file).target.cells)
-                    except Exception:  # a thumbnail is decoration: never lose the count
-                        image = None
-                counts = (
-                    (result.up_to_symmetry, result.up_to_rotation, result.fixed)
-                    if result.ok
-                    else None
-                )
-                self.counted.emit(result.file, counts, result.seconds, result.error, image)
-        finally:
-            results.close()
+    results = count_files(paths, mode="thread")
+    try:
+        for result in results:
+            if worker.cancelled:
+                break
+            image = None
+            if result.ok:
+                try:
+                    image = isometric_thumbnail(load_for_batch(result.file).target.cells)
+                except Exception:  # a thumbnail is decoration: never lose the count
+                    image = None
+            counts = (
+                (result.up_to_symmetry, result.up_to_rotation, result.fixed) if result.ok else None
+            )
+            worker.report((result.file, counts, result.seconds, result.error, image))
+    finally:
+        results.close()
 
 
 class GalleryDialog(QDialog):
@@ -234,14 +222,14 @@ class GalleryDialog(QDialog):
         layout.addWidget(self.table, 1)
         layout.addLayout(bottom)
         self.answered = 0
-        self.worker = GalleryWorker(paths, self)
-        self.worker.counted.connect(self._counted)
-        self.worker.finished.connect(self._done)
+        self.worker = Worker(lambda w: count_batch(paths, w), self)
+        self.worker.progress.connect(self._counted)
+        self.worker.ended.connect(self._done)
         self._show_status()
         self.worker.start()
 
-    def _counted(self, path, counts, seconds, error, image) -> None:
-        self.model.fill(path, counts, seconds, error, image)
+    def _counted(self, answer: tuple) -> None:
+        self.model.fill(*answer)
         self.answered += 1
         self._show_status()
 
@@ -261,15 +249,15 @@ class GalleryDialog(QDialog):
         self.open_requested.emit(str(self.model.path_at(source.row())))
 
     def stop(self) -> None:
-        self.worker.stop()
+        self.worker.cancel()
 
     def done(self, result: int) -> None:  # closing the dialog stops the batch
-        self.worker.stop()
+        self.worker.cancel()
         self.worker.wait()
         super().done(result)
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        self.worker.stop()
+        self.worker.cancel()
         self.worker.wait()
         super().closeEvent(event)
 

@@ -4,7 +4,7 @@ It owns no puzzle facts. The mode and the Play table (`models.play.PlayModel`) l
 `viewer.state.ViewerState`, display choices in `viewer.inspect_view.InspectState`; this object
 turns clicks and QActions into calls on them and their psygnal events into actor changes and
 status text. Solver work (a hint, "which solution is
-this?") runs in a `Task` thread so the window never waits on it.
+this?") runs in a `background.Worker` so the window never waits on it.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ import threading
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 
 from tessera.models.play import PlayModel
+from tessera.viewer._qt.background import Worker
 from tessera.viewer._qt.inspect_view import Inspector, InspectState
 from tessera.viewer._qt.mouse import MouseHands, screen_axes
 from tessera.viewer._qt.play_view import PlayView, key_of
@@ -78,29 +79,6 @@ def action_meanings(terms: dict[str, tuple[int, int]]) -> dict[str, tuple[str, i
     return out
 
 
-class Task(QThread):
-    """Runs one function in a thread. `done(task, result)` / `failed(task, message)` are
-    connected to slots of a QObject of the GUI thread, so Qt queues them there."""
-
-    done = Signal(object, object)
-    failed = Signal(object, str)
-
-    def __init__(
-        self, fn: Callable[[], object], callback: Callable[[object], None], parent=None
-    ) -> None:
-        super().__init__(parent)
-        self.fn = fn
-        self.callback = callback
-
-    def run(self) -> None:
-        try:
-            result = self.fn()
-        except Exception as exc:  # a solver bug is a message, not a dead app
-            self.failed.emit(self, f"{type(exc).__name__}: {exc}")
-            return
-        self.done.emit(self, result)
-
-
 class HandsOn(QObject):
     """Picking, the hands-on operations, the Play table and the inspector, following the
     viewer state: `events.mode` shows or hides the table, `events.puzzle` drops what belonged
@@ -134,7 +112,7 @@ class HandsOn(QObject):
         self.solved_number: int | None = None
         self._index = None
         self._index_lock = threading.Lock()
-        self._tasks: list[Task] = []
+        self._tasks: list[Worker] = []
         self._hint_actors: list = []
         self._moves = 0  # bumped on every move: answers about an older table are dropped
         self.state.events.selected.connect(self._on_selected)
@@ -465,19 +443,24 @@ class HandsOn(QObject):
     def say(self, text: str) -> None:
         self.viewer.say(text)
 
-    def _run(self, fn: Callable[[], object], done: Callable[[object], None]) -> Task:
-        task = Task(fn, done, self)
-        task.done.connect(self._task_done)
+    def _run(self, fn: Callable[[], object], done: Callable[[object], None]) -> Worker:
+        """`fn` in a worker thread, then `done(result)` here. The worker's signals go to this
+        object's methods (not to `done` itself), so Qt queues them to the GUI thread."""
+        task = Worker(lambda _worker: fn(), self)
+        task.callback = done
+        task.returned.connect(self._task_done)
         task.failed.connect(self._task_failed)
         task.finished.connect(self._reap)
         self._tasks.append(task)
         task.start()
         return task
 
-    def _task_done(self, task: Task, result: object) -> None:
-        task.callback(result)
+    def _task_done(self, result: object) -> None:
+        task = self.sender()
+        if isinstance(task, Worker):
+            task.callback(result)
 
-    def _task_failed(self, _task: Task, message: str) -> None:
+    def _task_failed(self, message: str) -> None:
         self.say(f"solver failed: {message}")
 
     def _reap(self) -> None:
@@ -499,9 +482,5 @@ class HandsOn(QObject):
         if self._index is not None:
             self._index.cancel()
         for task in list(self._tasks):
-            for signal in (task.done, task.failed):
-                try:
-                    signal.disconnect()
-                except (RuntimeError, TypeError):
-                    pass
+            task.abandon()
             task.wait(6000)

@@ -1,12 +1,13 @@
-"""The solver in a QThread: solutions arrive in batches, progress is throttled, Cancel works.
+"""The solver as a `background.Worker` job: solutions arrive in batches, progress is
+throttled, Cancel works.
 
 The window must never wait on a solver. The thread pulls the family's lazy solution listing
 and posts batches at most ten times a second (thousands of one-item signals would flood the
-event loop); `cancel()` reaches the search's own thread-safe cancel, which stops it at its next
-slice boundary.
+event loop); the worker's `cancel()` reaches the search's own thread-safe cancel, which stops
+it at its next slice boundary.
 
 The first solve after an install compiles a numba kernel (a few seconds, then cached on disk):
-the worker listens for `solvers.kernels`' compile notices and says `preparing`, so the window
+the job listens for `solvers.kernels`' compile notices and reports `PREPARING`, so the window
 can say "preparing the solver (once per install)" instead of "no solution" beside "solving…".
 
 What the list shows of each thing the search finds is the family's `keep` capability: for
@@ -20,10 +21,10 @@ disassembler's compiled search releases the GIL, and Cancel is checked after eve
 from __future__ import annotations
 
 import time
-
-from PySide6.QtCore import QThread, Signal
+from dataclasses import dataclass
 
 from tessera.solvers.kernels import compile_notices
+from tessera.viewer._qt.background import Worker
 from tessera.viewer.families import Family
 
 #: Solutions kept for the list; the count goes on past this (Bedlam has 19 186 classes).
@@ -76,67 +77,59 @@ def prepare_kernel() -> None:
     warm_kernel()
 
 
-class SolveWorker(QThread):
-    found = Signal(list)  # a batch of new solutions
-    progress = Signal(float, int)  # fraction of the search done, solutions so far
-    failed = Signal(str)
-    finished_search = Signal(bool, int)  # cancelled?, total found
-    preparing = Signal()  # the solver's kernel is being compiled (first solve of an install)
+@dataclass(frozen=True)
+class Batch:
+    """What the solve job reports: solutions new since the last batch (maybe none), the
+    fraction of the search done and the solutions listed so far."""
 
-    def __init__(self, family: Family, parent=None) -> None:
-        super().__init__(parent)
+    found: list
+    fraction: float
+    count: int
+
+
+#: reported once when the solver's kernel is being compiled (first solve of an install)
+PREPARING = "preparing"
+
+
+class SolveJob:
+    """The family's search as a `background.Worker` job: `Batch`es at most ten a second,
+    `PREPARING` when a kernel compiles, the count listed as the result."""
+
+    def __init__(self, family: Family) -> None:
         self.family = family
-        self._job = None
-        self._cancelled = False
         self.count = 0  # solutions listed
-        self.done = False  # the search has ended (finished or cancelled)
         self.assemblies = 0  # what the search found (more than `count` when some lock)
-
-    def cancel(self) -> None:
-        """Ask the search to stop (any thread); `finished_search` follows shortly."""
-        self._cancelled = True
-        if self._job is not None:
-            self._job.cancel()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancelled
-
-    def run(self) -> None:  # the worker thread
         self._batch: list = []
-        self._last = time.monotonic()
+        self._last = 0.0
         self._fraction = 0.0
+        self._worker = None
+
+    def __call__(self, worker) -> int:  # the worker thread
+        self._worker = worker
+        self._last = time.monotonic()
         keep = self.family.entry.keep
         try:
-            with compile_notices(self._say_preparing):
-                self._job = self.family.solve()
-                if self._cancelled:
-                    self._job.cancel()
-                for found in self._job.solutions(self._on_progress):
+            with compile_notices(lambda _kernel: worker.report(PREPARING)):
+                search = self.family.solve()
+                worker.on_cancel(search.cancel)
+                for found in search.solutions(self._on_progress):
                     self.assemblies += 1
                     if keep is not None:  # e.g. burrs: only the assemblies that come apart
                         found = keep(self.family.puzzle, found, self.assemblies)
                     if found is not None:
                         self._list(found)
-                    if self._cancelled:
+                    if worker.cancelled:
                         break
-        except Exception as exc:  # a solver bug must not kill the app silently
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-        self._flush(self._batch, 1.0 if not self._cancelled else self._fraction)
-        # before the signal: its slots must see the search as over, though the thread is
-        # still returning from run()
-        self.done = True
-        self.finished_search.emit(self._cancelled, self.count)
-
-    def _say_preparing(self, kernel: str) -> None:
-        self.preparing.emit()
+        finally:
+            self._flush(1.0 if not worker.cancelled else self._fraction)
+        return self.count
 
     def _on_progress(self, fraction: float, n: int) -> None:
         self._fraction = fraction
         now = time.monotonic()
         if now - self._last >= BATCH_SECONDS:
             self._last = now
-            self._flush(self._batch, fraction)
+            self._flush(fraction)
 
     def _list(self, solution) -> None:
         """One more solution for the list, sent in batches (the first at once)."""
@@ -146,10 +139,13 @@ class SolveWorker(QThread):
         now = time.monotonic()
         if now - self._last >= BATCH_SECONDS or self.count == 1:
             self._last = now
-            self._flush(self._batch, self._fraction)
+            self._flush(self._fraction)
 
-    def _flush(self, batch: list, fraction: float) -> None:
-        if batch:
-            self.found.emit(list(batch))
-            batch.clear()
-        self.progress.emit(float(fraction), self.count)
+    def _flush(self, fraction: float) -> None:
+        batch, self._batch = self._batch, []
+        self._worker.report(Batch(batch, float(fraction), self.count))
+
+
+def solve_worker(family: Family, parent=None) -> Worker:
+    """A worker (not started) that solves `family`; `worker.job` is its `SolveJob`."""
+    return Worker(SolveJob(family), parent)

@@ -1,4 +1,4 @@
-"""Live analysis for Design mode: debounced, restarted after each edit, in a worker QThread.
+"""Live analysis for Design mode: debounced, restarted after each edit, in a `background.Worker`.
 
 Each edit (re)starts a short single-shot timer (`DEBOUNCE_MS`), so a burst of clicks costs one
 analysis; when it fires, the running analysis is cancelled and a new one starts on the latest
@@ -14,52 +14,39 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QToolButton, QWidget
 
-from tessera.models.design import DesignDocument, DesignState
+from tessera.models.design import DesignDocument
 from tessera.solvers.polycube.design_analysis import Analysis, DesignAnalysis
+from tessera.viewer._qt.background import Worker
+from tessera.viewer._qt.worker import PREPARING
 
 DEBOUNCE_MS = 120
 PROGRESS_SECONDS = 0.1  # at most ten progress signals a second
 
 
-class AnalysisWorker(QThread):
-    """One analysis of one snapshot in its own thread."""
+def analyse(job: DesignAnalysis, worker: Worker) -> Analysis:
+    """One analysis of one snapshot, as a `Worker` job: progress reported as (fraction,
+    found) at most ten times a second, `PREPARING` while the kernel compiles; a solver bug
+    is an "error" answer on the badge."""
+    last = [0.0]
 
-    progress = Signal(float, int)
-    result = Signal(object)  # Analysis
-    preparing = Signal()
+    def on_progress(fraction: float, found: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_SECONDS:
+            last[0] = now
+            worker.report((fraction, found))
 
-    def __init__(self, state: DesignState, generation: int, parent=None) -> None:
-        super().__init__(parent)
-        self.generation = generation
-        self.job = DesignAnalysis(state)
-        self.analysis: Analysis | None = None
+    try:
+        from tessera.viewer._qt.worker import kernel_ready, prepare_kernel
 
-    def cancel(self) -> None:
-        self.job.cancel()
-
-    def run(self) -> None:  # the worker thread
-        last = [0.0]
-
-        def on_progress(fraction: float, found: int) -> None:
-            now = time.monotonic()
-            if now - last[0] >= PROGRESS_SECONDS:
-                last[0] = now
-                self.progress.emit(fraction, found)
-
-        try:
-            from tessera.viewer._qt.worker import kernel_ready, prepare_kernel
-
-            if not kernel_ready():
-                self.preparing.emit()
-                prepare_kernel()
-            self.analysis = self.job.run(on_progress)
-        except Exception as exc:  # a solver bug must not kill the editor silently
-            self.analysis = Analysis("error", f"analysis failed: {type(exc).__name__}: {exc}")
-        self.result.emit(self.analysis)
-        warm_up()
+        if not kernel_ready():
+            worker.report(PREPARING)
+            prepare_kernel()
+        return job.run(on_progress)
+    except Exception as exc:  # a solver bug must not kill the editor silently
+        return Analysis("error", f"analysis failed: {type(exc).__name__}: {exc}")
 
 
 _warm = False
@@ -93,8 +80,8 @@ class AnalysisRunner(QObject):
     def __init__(self, doc: DesignDocument, parent=None, debounce_ms: int = DEBOUNCE_MS) -> None:
         super().__init__(parent)
         self.doc = doc
-        self.worker: AnalysisWorker | None = None
-        self._retired: list[AnalysisWorker] = []
+        self.worker: Worker | None = None  # the current generation's
+        self._retired: list[Worker] = []
         self.generation = 0
         self.last: Analysis | None = None
         self.started_at = 0.0
@@ -124,23 +111,27 @@ class AnalysisRunner(QObject):
 
     def _start(self) -> None:
         self._cancel_current()
-        worker = AnalysisWorker(self.doc.state, self.generation, self)
+        job = DesignAnalysis(self.doc.state)
+        worker = Worker(lambda w: analyse(job, w), self, after=warm_up)
+        worker.generation = self.generation
+        worker.on_cancel(job.cancel)
         worker.progress.connect(self._on_progress)
-        worker.result.connect(self._on_result)
-        worker.preparing.connect(self.preparing)
+        worker.returned.connect(self._on_result)
         worker.finished.connect(self._reap)
         self.worker = worker
         self.restarts += 1
         self.started_at = time.perf_counter()
         worker.start()
 
-    def _on_progress(self, fraction: float, found: int) -> None:
-        if self.sender() is self.worker:
-            self.progress.emit(fraction, found)
+    def _on_progress(self, value) -> None:
+        if value == PREPARING:
+            self.preparing.emit()
+        elif self.worker is not None and self.sender() is self.worker:
+            self.progress.emit(*value)
 
     def _on_result(self, analysis: Analysis) -> None:
         worker = self.sender()
-        if worker is not self.worker or worker.generation != self.generation:
+        if worker is None or worker is not self.worker or worker.generation != self.generation:
             return  # a cancelled run's partial answer about an older drawing
         self.worker = None
         self._retired.append(worker)

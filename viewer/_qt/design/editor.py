@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 import vtk
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 
 from tessera.models.design import TARGET, DesignDocument, mirrored
+from tessera.viewer._qt.render_batch import RenderBatch
 from tessera.viewer.render import SceneRenderer
 from tessera.viewer.scenes import design as design_scene
 from tessera.viewer.scenes.base import hex_rgb
@@ -42,13 +43,19 @@ class Editor3D(QObject):
     """Follows the document's current shape on `renderer`'s plotter and edits it by mouse.
 
     `mirror` holds the axes ('x', 'y', 'z') mirror drawing is on for; `optional_brush` makes
-    added target cubes optional (`+`)."""
+    added target cubes optional (`+`). `renders` is the render widget's batching of frames
+    (the window's, shared: one pending frame whatever mode asked for it)."""
 
-    rendered = Signal()
     hover_changed = Signal(object)  # (cell, normal index, 'add' | 'remove' | 'ground') or None
     refused = Signal(str)  # why a click changed nothing (a pre-placed cube)
 
-    def __init__(self, doc: DesignDocument, renderer: SceneRenderer, parent=None) -> None:
+    def __init__(
+        self,
+        doc: DesignDocument,
+        renderer: SceneRenderer,
+        parent=None,
+        renders: RenderBatch | None = None,
+    ) -> None:
         super().__init__(parent)
         self.doc = doc
         self.renderer = renderer
@@ -64,10 +71,7 @@ class Editor3D(QObject):
         self._picker = vtk.vtkCellPicker()
         self._picker.SetTolerance(0.0005)
         self._picker.PickFromListOn()
-        self._render_timer = QTimer(self)
-        self._render_timer.setSingleShot(True)
-        self._render_timer.setInterval(0)
-        self._render_timer.timeout.connect(self.render_now)
+        self.renders = renders if renders is not None else RenderBatch(self.plotter, self)
         self.active = False
         doc.events.changed.connect(self.refresh)
         doc.events.current.connect(self._on_current)
@@ -87,7 +91,7 @@ class Editor3D(QObject):
         if not self.active:
             return
         self.active = False
-        self._render_timer.stop()
+        self.renders.cancel()
         self._press = None
         self.widget.removeEventFilter(self)
         self.design = None
@@ -132,14 +136,10 @@ class Editor3D(QObject):
             self.schedule_render()
 
     def schedule_render(self) -> None:
-        if not self._render_timer.isActive():
-            self._render_timer.start()
+        self.renders.schedule()
 
     def render_now(self) -> None:
-        self._render_timer.stop()
-        self.plotter.renderer.ResetCameraClippingRange()
-        self.plotter.render()
-        self.rendered.emit()
+        self.renders.render_now()
 
     # -- picking ----------------------------------------------------------------------------------
     def pick(self, x: float, y: float) -> tuple | None:

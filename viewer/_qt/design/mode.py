@@ -68,7 +68,7 @@ class DesignMode(QObject):
     #: the title's facts changed (name, file, unsaved changes)
     title_changed = Signal()
 
-    def __init__(self, host: QWidget, renderer: SceneRenderer) -> None:
+    def __init__(self, host: QWidget, renderer: SceneRenderer, renders=None) -> None:
         super().__init__(host)
         self.host = host
         self.doc = DesignDocument()
@@ -76,7 +76,7 @@ class DesignMode(QObject):
         self.last_error = ""
         self.linked_family = None  # the window's puzzle the document was opened from / gave
         self.linked_state: DesignState = self.doc.state  # the drawing at that moment
-        self.editor = Editor3D(self.doc, renderer, self)
+        self.editor = Editor3D(self.doc, renderer, self, renders)
         self.panel = ShapePanel(self.doc)
         self.layers = LayerView(self.doc)
         self.runner = AnalysisRunner(self.doc, self)
