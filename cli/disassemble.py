@@ -234,3 +234,102 @@ def run(
     if not found:
         raise NoSolution(f"none of the {seen} assemblies comes apart")
     return 0
+
+
+def _problems(path) -> int:
+    """How many problems a file holds (1 for anything but a BurrTools file)."""
+    if not str(path).lower().endswith(".xmpuzzle"):
+        return 1
+    from tessera.models.burrtools import problem_count
+
+    return problem_count(path)
+
+
+def analyse_one(path, problem: int, node_limit: int, bar: ProgressBar, done: str) -> dict:
+    """One line of a batch: a file's problem loaded, its assemblies listed (BurrTools' way:
+    one per class, mirrors too) and each taken apart. Raises KeyboardInterrupt with the
+    partial line as its argument when Ctrl-C stops it."""
+    from tessera.solvers.polycube.symmetry import ClassSearch
+    from tessera.solvers.registry import load_puzzle
+
+    start = time.perf_counter()
+    puzzle = load_puzzle(str(path), "polycube", problem=problem)
+    for warning in puzzle.warnings:
+        print(f"tessera: warning: {warning}", file=sys.stderr)
+    doc: dict = {"file": str(path), "problem": problem, "puzzle": puzzle.name}
+    reason = puzzle.volume_problem()
+    seen, found, gave_up = 0, [], 0
+    if not reason:
+        groups = piece_groups(puzzle, problem)
+        job = ClassSearch(puzzle, mirrors=True)
+        try:
+            for assembly in job.solutions():
+                seen += 1
+                from tessera.solvers.polycube.disassemble import disassemble
+
+                result = disassemble(
+                    [p.cells for p in assembly.pieces],
+                    [groups[p.piece] for p in assembly.pieces],
+                    node_limit,
+                )
+                gave_up += result.gave_up
+                if result.complete:
+                    found.append(result.level)
+                bar.update(0.0, f"{done} {path.name}: {seen} assemblies, {len(found)} come apart")
+        except KeyboardInterrupt:
+            job.cancel()
+            doc |= {"assemblies": seen, "solutions": len(found), "levels": found}
+            doc |= {"partial": True, "seconds": round(time.perf_counter() - start, 3)}
+            raise KeyboardInterrupt(doc) from None
+    doc |= {"assemblies": seen, "solutions": len(found), "levels": found}
+    if gave_up:
+        doc["gave_up"] = gave_up
+    doc["seconds"] = round(time.perf_counter() - start, 3)
+    return doc
+
+
+def run_many(args: argparse.Namespace, paths: Sequence) -> int:
+    """`tessera solve FILES... --disassemble --count`: every problem of every file in this one
+    process (start-up and compiled kernels paid once), one line each as it finishes; a bad
+    file is its one-line error and the batch goes on (exit 2); Ctrl-C prints the line of the
+    file it stopped in, marked partial, and exits 130."""
+    if not args.count:
+        raise PuzzleError("several puzzles with --disassemble go with --count (and --json)")
+    node_limit = getattr(args, "node_limit", DEFAULT_NODE_LIMIT)
+    if node_limit is None or node_limit < 1:
+        raise PuzzleError("--node-limit must be at least 1")
+    bar = ProgressBar("disassembling")
+    bad = False
+    try:
+        for number, path in enumerate(paths, 1):
+            done = f"[{number}/{len(paths)}]"
+            try:
+                problems = _problems(path)
+                for problem in range(1, problems + 1):
+                    doc = analyse_one(path, problem, node_limit, bar, done)
+                    bar.close()
+                    _print_line(doc, args.json)
+            except PuzzleError as exc:
+                bar.close()
+                bad = True
+                print(f"tessera: error: {exc}", file=sys.stderr, flush=True)
+    except KeyboardInterrupt as stop:
+        bar.close()
+        if stop.args and isinstance(stop.args[0], dict):
+            _print_line(stop.args[0], args.json)
+        print("interrupted (partial)", file=sys.stderr)
+        return 130
+    return 2 if bad else 0
+
+
+def _print_line(doc: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(doc), flush=True)
+        return
+    mark = " (partial: interrupted)" if doc.get("partial") else ""
+    levels = f", levels {' '.join(doc['levels'])}" if doc["levels"] else ""
+    print(
+        f"{doc['file']} problem {doc['problem']}: {doc['assemblies']} assemblies, "
+        f"{doc['solutions']} solutions{levels}, {doc['seconds']:.3f} s{mark}",
+        flush=True,
+    )

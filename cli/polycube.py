@@ -135,6 +135,8 @@ def _count_many(args: argparse.Namespace) -> int:
     for option in ("limit", "scheduler", "workers", "checkpoint"):
         if getattr(args, option):
             raise PuzzleError(f"--{option} is for one puzzle, not a batch")
+    if args.disassemble and not (args.show or args.plan or args.trace):
+        return disassembly_cli.run_many(args, expand_paths(args.puzzle))
     if not args.count or args.show or args.plan or args.trace or args.disassemble:
         if len(args.puzzle) == 1:
             raise PuzzleError("is a folder: count its puzzles with --count", args.puzzle[0])

@@ -202,6 +202,17 @@ def _parse_shapes(root, path: Path, lines: _Lines) -> list:
     return [_parse_voxel(v, path, lines("voxel", i)) for i, v in enumerate(shapes)]
 
 
+def problem_count(path: str | Path) -> int:
+    """How many problems a BurrTools file holds (a batch analyses each)."""
+    path = Path(path)
+    data = _as_utf8(_inflate(path))
+    try:
+        root = SafeET.fromstring(data)
+    except Exception:  # the loader says what is wrong, with the line
+        return 1
+    return max(1, len(root.findall("./problems/problem")))
+
+
 def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
     """The `problem`-th problem (1-based) of a BurrTools file as a polycube puzzle."""
     path = Path(path)

@@ -80,3 +80,52 @@ def test_latin1_names_load_as_burrtools_reads_them() -> None:
     puzzle = load_xmpuzzle(CASES / "latin1.xmpuzzle")
     assert [p.name for p in puzzle.pieces] == ["Würfel"]
     assert puzzle.name == "Pröblem"
+
+
+def batch_args(*files: str):
+    from tessera.cli.main import build_parser
+
+    return build_parser().parse_args(["solve", *files, "--disassemble", "--count", "--json"])
+
+
+def test_batch_gives_one_line_per_file(capsys) -> None:
+    import json
+
+    from tessera.cli.polycube import run_solve
+
+    files = [str(CASES / f"{n}.xmpuzzle") for n in ("lid01", "range03", "latin1")]
+    assert run_solve(batch_args(*files)) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["file"] for line in lines] == files
+    for line, name in zip(lines, ("lid01", "range03", "latin1"), strict=True):
+        expected = tomllib.loads((CASES / f"{name}.toml").read_text())
+        assert (line["assemblies"], line["solutions"]) == (
+            expected["assemblies"],
+            expected["solutions"],
+        )
+        assert Counter(line["levels"]) == Counter(expected["levels"])
+
+
+def test_batch_ctrl_c_prints_the_partial_line(capsys, monkeypatch) -> None:
+    import json
+
+    from tessera.cli import disassemble as cli
+    from tessera.cli.polycube import run_solve
+
+    real = cli.analyse_one
+    calls = []
+
+    def stop_in_second(path, problem, node_limit, bar, done):
+        calls.append(path)
+        if len(calls) == 2:
+            raise KeyboardInterrupt({"file": str(path), "problem": problem, "assemblies": 1,
+                                     "solutions": 0, "levels": [], "partial": True,
+                                     "seconds": 0.0})  # fmt: skip
+        return real(path, problem, node_limit, bar, done)
+
+    monkeypatch.setattr(cli, "analyse_one", stop_in_second)
+    files = [str(CASES / f"{n}.xmpuzzle") for n in ("lid01", "lid02", "lid03")]
+    assert run_solve(batch_args(*files)) == 130
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 2 and lines[1]["partial"] and "partial" not in lines[0]
+    assert len(calls) == 2
