@@ -1,13 +1,14 @@
 """BurrTools-style disassembly: the fewest straight moves until the assembly comes apart.
 
-A *state* is the offset of every piece of a part. A *move* slides a group of pieces (any group
-that can move, see `solvers.movement`) along one axis by any distance from 1 to as far as it
-goes; each such slide is one move, however far and however many pieces. A breadth-first search
-from the assembled state stops at the first state where some group can slide away for ever:
-that removal is the last move of the *separation*, and its count the separation's number (98
-for Pelikan Burr). Then both parts, each keeping the relative positions it has at that moment,
-are taken apart the same way. A part made only of pieces of one BurrTools `group` may stay
-joined; any other part that cannot come apart makes the assembly no solution.
+A *state* is the offset of every piece of a part. A *move* slides a group of pieces along one
+axis; each slide is one move, however far and however many pieces. The moves of a state are
+found in BurrTools' order (`_removal`, `_slides`): that order decides which of several equally
+short separations comes first, and so every number of the level after the first. A breadth-
+first search from the assembled state stops at the first state where some group can slide away
+for ever: that removal is the last move of the *separation*, and its count the separation's
+number (98 for Pelikan Burr). Then both parts, each keeping the relative positions it has at
+that moment, are taken apart the same way. A part made only of pieces of one BurrTools `group`
+may stay joined; any other part that cannot come apart makes the assembly no solution.
 
 The first piece of a part never moves: sliding a group one way is the same relative motion as
 sliding the rest the other way, so the states need no normalising and half the groups are

@@ -95,6 +95,8 @@ def analyse(
     """What the solution list keeps of assembly `number`: the assembly itself when the plan
     builds it, an `InterlockedSolution` when it interlocks and comes apart, None when it
     interlocks and does not (or the node limit gave up): then it is no solution."""
+    if len(solution.pieces) < 2:  # nothing to take apart: an assembly, not a solution
+        return None
     result = disassembly_of(puzzle, solution, node_limit)
     if result is None:
         return solution
