@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
+import subprocess
+import sys
 
 import dask.distributed  # noqa: E402,F401  (a declared test dependency: missing is an error)
+import pytest
 
 from tessera.solvers.polycube.distributed import (
     Checkpoint,
@@ -98,3 +102,84 @@ def test_a_checkpoint_of_another_puzzle_is_refused_in_one_line(capsys, tmp_path)
     )
     assert code == 2
     assert err.count("\n") == 1 and "other.jsonl:1" in err and "another puzzle" in err
+
+
+@pytest.fixture(scope="module")
+def soma_checkpoint(tmp_path_factory) -> str:
+    """A whole checkpoint of Soma's count on two workers, as the command writes it."""
+    saved = tmp_path_factory.mktemp("checkpoint") / "soma.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "tessera", "solve", "soma", "--count", "--workers", "2",
+         "--checkpoint", str(saved)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return saved.read_text()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[" * 100_000 + "]" * 100_000,  # nested deep enough to overflow json's recursion
+        '{"key": "k", "fixed": -31520, "classes": "0", "rotation": "0"}',
+        '{"key": "k", "fixed": 3, "classes": "-1", "rotation": "1"}',
+        '{"key": "k", "fixed": 1, "classes": "2", "rotation": "1"}',
+        '{"key": 7, "fixed": 1, "classes": "0", "rotation": "0"}',
+        '{"key": "k", "fixed": true, "classes": "0", "rotation": "0"}',
+        '{"key": "k", "fixed": 1.5, "classes": "0", "rotation": "0"}',
+    ],
+    ids=["deep", "negative", "negative-fraction", "disordered", "key", "bool", "float"],
+)
+def test_a_damaged_checkpoint_line_is_refused_with_its_line_number(
+    capsys, tmp_path, soma_checkpoint, line
+):
+    lines = soma_checkpoint.splitlines()
+    saved = tmp_path / "soma.jsonl"
+    # the damaged line is not the last (a last line cut short by a kill is dropped, not refused)
+    saved.write_text("\n".join([lines[0], line, *lines[1:]]) + "\n")
+    code, out, err = run_cli(
+        ["solve", "soma", "--count", "--workers", "2", "--checkpoint", str(saved)], capsys
+    )
+    assert code == 2 and out == ""
+    assert err == f"tessera: error: {saved}:2: damaged checkpoint line\n"
+
+
+def test_ctrl_c_on_a_terminal_stops_a_dask_count_cleanly():
+    """The terminal's Ctrl-C reaches the whole process group, Dask's workers included: one
+    interrupted count, its partial result in order, no worker traceback, exit 130."""
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tessera", "solve", "pentominoes-6x10", "--count", "--workers", "2"],
+        stdin=follower, stdout=follower, stderr=follower, start_new_session=True,
+    )  # fmt: skip
+    os.close(follower)
+    seen, sent = b"", False
+    while True:
+        ready, _, _ = select.select([leader], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed: the command ended
+                break
+            if not chunk:
+                break
+            seen += chunk
+        if not sent and b"%" in seen:  # the progress bar: tasks are running on the workers
+            os.killpg(proc.pid, signal.SIGINT)
+            sent = True
+        if proc.poll() is not None and not ready:
+            break
+    os.close(leader)
+    assert proc.wait() == 130
+    text = seen.decode(errors="replace").replace("\r", "\n")
+    assert "Traceback" not in text and "Error" not in text, text
+    assert "fixed:" in text, text
+    counts = {
+        name: int(re.search(rf"{name}: (\d+)", text).group(1))
+        for name in ("fixed", "up to rotation", "up to symmetry")
+    }
+    assert counts["fixed"] >= counts["up to rotation"] >= counts["up to symmetry"]
+    assert "(partial: interrupted)" in text

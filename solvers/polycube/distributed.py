@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -76,9 +77,19 @@ class TaskResult:
 
     @classmethod
     def from_json(cls, doc: dict) -> TaskResult:
-        return cls(
-            doc["key"], int(doc["fixed"]), Fraction(doc["classes"]), Fraction(doc["rotation"])
-        )
+        """A checkpoint line, checked: a key, a whole count and two fractions, none negative
+        (a damaged or edited file must not add -31520 to a count). ValueError otherwise."""
+        if not isinstance(doc, dict) or set(doc) != {"key", "fixed", "classes", "rotation"}:
+            raise ValueError("not a task line")
+        key, fixed = doc["key"], doc["fixed"]
+        if not isinstance(key, str) or type(fixed) is not int or fixed < 0:
+            raise ValueError("bad key or count")
+        if not all(isinstance(doc[k], str) and len(doc[k]) < 100 for k in ("classes", "rotation")):
+            raise ValueError("bad fraction")
+        classes, rotation = Fraction(doc["classes"]), Fraction(doc["rotation"])
+        if classes < 0 or rotation < 0 or classes > rotation or rotation > fixed:
+            raise ValueError("counts out of order")
+        return cls(key, fixed, classes, rotation)
 
 
 # -- splitting --------------------------------------------------------------------------------
@@ -251,6 +262,10 @@ def merge(puzzle: PolycubePuzzle, results: Iterable[TaskResult], partial: bool) 
 # -- checkpoints ------------------------------------------------------------------------------
 
 
+#: A task line is a key and three numbers; anything far longer is damage, not a result.
+MAX_CHECKPOINT_LINE = 4096
+
+
 class Checkpoint:
     """Finished subproblems, one JSON line each after a header naming the puzzle; appended
     and flushed as tasks finish, so a count stopped any way resumes where it was."""
@@ -265,10 +280,15 @@ class Checkpoint:
             self._write_line(self.header)
 
     def _read(self) -> None:
-        lines = self.path.read_text(encoding="utf-8").splitlines()
         try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise PuzzleError(f"not a checkpoint (not UTF-8: {exc.reason})", self.path) from None
+        try:
+            if lines and len(lines[0]) > MAX_CHECKPOINT_LINE:
+                raise ValueError("header too long")
             header = json.loads(lines[0]) if lines else {}
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             header = {}
         if header != self.header:
             raise PuzzleError(
@@ -278,8 +298,10 @@ class Checkpoint:
             )
         for number, line in enumerate(lines[1:], start=2):
             try:
+                if len(line) > MAX_CHECKPOINT_LINE:  # also keeps json's recursion at bay
+                    raise ValueError("line too long")
                 result = TaskResult.from_json(json.loads(line))
-            except (json.JSONDecodeError, KeyError, ValueError, ZeroDivisionError):
+            except (ValueError, KeyError, ZeroDivisionError, RecursionError):
                 if number == len(lines):
                     break  # a line cut short by a kill: that task runs again
                 raise PuzzleError("damaged checkpoint line", self.path, number) from None
@@ -340,14 +362,23 @@ class DistributedCount(Cancellable):
                 return Client(self.scheduler, timeout="10s"), None
             except OSError as exc:
                 raise PuzzleError(f"cannot reach the scheduler: {exc}", self.scheduler) from None
-        cluster = LocalCluster(
-            n_workers=self.workers or 2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            host="127.0.0.1",
-            silence_logs=logging.ERROR,  # a worker killed and restarted is Dask's job, not news
-        )
+        # Ctrl-C on a terminal goes to the whole process group: the workers must leave it to
+        # us (we stop the count and close the cluster in order), or each prints tracebacks.
+        # A process started with SIGINT ignored keeps it ignored, Python included.
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            cluster = LocalCluster(
+                n_workers=self.workers or 2,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                host="127.0.0.1",
+                silence_logs=logging.CRITICAL,  # a worker lost and restarted is Dask's job
+            )
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
         return Client(cluster), cluster
 
     def run(
