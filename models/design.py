@@ -6,8 +6,9 @@ panel and the live analysis all listen and change the document only through its 
 test or a script can build a puzzle without a window.
 
 Every edit replaces one immutable `DesignState` by another and pushes the old one on the undo
-stack. Undo is then a swap of snapshots: no edit needs an inverse of its own, and a composite
-edit (a mirrored click adds two cubes, a rotation moves them all) undoes in one step.
+stack (`models.undo.UndoStack`, the one Play's table keeps too). Undo is then a swap of
+snapshots: no edit needs an inverse of its own, and a composite edit (a mirrored click adds two
+cubes, a rotation moves them all) undoes in one step.
 
 Shapes keep the coordinates they were drawn at (the editor's grid); they are normalised only
 when the document becomes a `PolycubePuzzle` or a file. A piece's count is a range
@@ -51,6 +52,7 @@ from tessera.models.soma_figure import (
     SomaFigure,
     soma_pieces,
 )
+from tessera.models.undo import Entry, UndoStack
 
 Cell = tuple[int, int, int]
 #: The shape index of the target (pieces are 0, 1, ...).
@@ -216,8 +218,8 @@ class DesignDocument:
         self.state = state or DesignState()
         self.current = TARGET
         self.path: Path | None = Path(path) if path else None
-        self._undo: list[tuple[DesignState, str, int]] = []
-        self._redo: list[tuple[DesignState, str, int]] = []
+        #: entries hold (snapshot, shape edited) from before the edit (`models.undo`)
+        self.history: UndoStack[tuple[DesignState, int]] = UndoStack()
         self._saved: DesignState | None = self.state
 
     # -- reading ------------------------------------------------------------------------------
@@ -262,27 +264,26 @@ class DesignDocument:
 
     @property
     def can_undo(self) -> bool:
-        return bool(self._undo)
+        return self.history.can_undo
 
     @property
     def can_redo(self) -> bool:
-        return bool(self._redo)
+        return self.history.can_redo
 
     @property
     def undo_label(self) -> str | None:
-        return self._undo[-1][1] if self._undo else None
+        return self.history.undo_label
 
     @property
     def redo_label(self) -> str | None:
-        return self._redo[-1][1] if self._redo else None
+        return self.history.redo_label
 
     # -- the one way a snapshot changes -------------------------------------------------------
     def _commit(self, state: DesignState, label: str, current: int | None = None) -> bool:
         if state == self.state and (current is None or current == self.current):
             return False
         was_dirty = self.dirty
-        self._undo.append((self.state, label, self.current))
-        self._redo.clear()
+        self.history.push(label, (self.state, self.current))
         self.state = state
         self._set_current(self.current if current is None else current, emit=True)
         self._announce(label, was_dirty)
@@ -308,28 +309,29 @@ class DesignDocument:
         self._set_current(shape)
 
     def undo(self) -> bool:
-        return self._swap(self._undo, self._redo)
+        return self._swap(self.history.undo(self._here))
 
     def redo(self) -> bool:
-        return self._swap(self._redo, self._undo)
+        return self._swap(self.history.redo(self._here))
 
-    def _swap(self, source: list, sink: list) -> bool:
-        if not source:
+    def _here(self, _entry) -> tuple[DesignState, int]:
+        """What the other stack keeps: the snapshot being left, to come back to."""
+        return (self.state, self.current)
+
+    def _swap(self, entry: Entry[tuple[DesignState, int]] | None) -> bool:
+        if entry is None:
             return False
         was_dirty = self.dirty
-        state, label, current = source.pop()
-        sink.append((self.state, label, self.current))
-        self.state = state
+        self.state, current = entry.data
         self._set_current(current)
-        self._announce(label, was_dirty)
+        self._announce(entry.label, was_dirty)
         return True
 
     def replace_all(self, state: DesignState, path: str | Path | None = None) -> None:
         """A new document (New, Open): history cleared, clean."""
         was_dirty = self.dirty
         self.state = state
-        self._undo.clear()
-        self._redo.clear()
+        self.history.clear()
         self._saved = state
         self.current = TARGET
         self.events.current.emit(TARGET)

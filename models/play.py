@@ -16,12 +16,17 @@ table pieces may overlap for a moment (a key press that moves a piece into anoth
 the overlap), the mouse lifts pieces over others and lets them fall (viewer/drag.py). An
 interlocking puzzle (a burr, a box) is held in the hands: there a key move or a turn that
 would put the piece into another is refused (`events.refused` says why) and nothing falls.
+
+How far a piece can slide before it touches another is the project's one movement analysis
+(`solvers.polycube.movement.max_slide`, shared with the disassembler and the mouse's drags).
+Models do not import solvers, so an interlocking table is given it as `slide_room` by whoever
+makes the table (`viewer.drag.new_table`); this module keeps no collision search of its own.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -30,8 +35,13 @@ from psygnal import Signal, SignalGroup
 
 from tessera.models import geometry
 from tessera.models.polycube import PolycubePuzzle
+from tessera.models.undo import UndoStack
 
 AXES = {"x": 0, "y": 1, "z": 2}
+#: (cells of every piece, the group moving, direction index 0..5 as +x, -x, +y, -y, +z, -z) ->
+#: cells the group slides before it touches another piece (None: for ever); the signature of
+#: `solvers.polycube.movement.max_slide`
+SlideRoom = Callable[[Sequence[np.ndarray], Sequence[int], int], "int | None"]
 
 
 class PlayEvents(SignalGroup):
@@ -88,12 +98,6 @@ class Fit:
     @property
     def bad_pieces(self) -> tuple[int, ...]:
         return tuple(k for k, mask in enumerate(self.bad) if mask.any())
-
-
-@dataclass(frozen=True)
-class _Step:
-    label: str
-    changes: tuple[tuple[int, Pose, Pose], ...]  # (piece, before, after)
 
 
 @cache
@@ -157,12 +161,24 @@ def _axis(axis: int | str) -> int:
 class PlayModel:
     """The pieces of a puzzle on a table beside its empty target, moved one step at a time.
 
-    `interlocked` overrides `is_interlocking(puzzle)` (None: ask it)."""
+    `interlocked` overrides `is_interlocking(puzzle)` (None: ask it). An interlocking table
+    needs `slide_room` (see the module docstring) to refuse key moves into other pieces."""
 
-    def __init__(self, puzzle: PolycubePuzzle, interlocked: bool | None = None) -> None:
+    def __init__(
+        self,
+        puzzle: PolycubePuzzle,
+        interlocked: bool | None = None,
+        slide_room: SlideRoom | None = None,
+    ) -> None:
         self.puzzle = puzzle
         self.events = PlayEvents()
         self._interlocked = is_interlocking(puzzle) if interlocked is None else interlocked
+        if self._interlocked and slide_room is None:
+            raise ValueError(
+                "an interlocking table needs slide_room (solvers.polycube.movement.max_slide): "
+                "make it with viewer.drag.new_table"
+            )
+        self._slide_room = slide_room
         self.refusal: str | None = None  # why the last refused move was refused
         pieces = []
         for t, piece in enumerate(puzzle.pieces):
@@ -176,8 +192,8 @@ class PlayModel:
         self._required = {tuple(c) for c in puzzle.target.required.tolist()}
         self.start: tuple[Pose, ...] = self._layout()
         self._poses: list[Pose] = list(self.start)
-        self._undo: list[_Step] = []
-        self._redo: list[_Step] = []
+        #: entries hold the poses a step changed: (piece, before, after) (`models.undo`)
+        self.history: UndoStack[tuple[tuple[int, Pose, Pose], ...]] = UndoStack()
         self._fit: Fit | None = None
         self._solved = False
         self.selected: int | None = None
@@ -232,19 +248,19 @@ class PlayModel:
 
     @property
     def can_undo(self) -> bool:
-        return bool(self._undo)
+        return self.history.can_undo
 
     @property
     def can_redo(self) -> bool:
-        return bool(self._redo)
+        return self.history.can_redo
 
     @property
     def undo_label(self) -> str | None:
-        return self._undo[-1].label if self._undo else None
+        return self.history.undo_label
 
     @property
     def redo_label(self) -> str | None:
-        return self._redo[-1].label if self._redo else None
+        return self.history.redo_label
 
     # -- operations ---------------------------------------------------------------------------
     def select(self, piece: int | None) -> None:
@@ -274,24 +290,33 @@ class PlayModel:
     def move(self, piece: int, axis: int | str, cells: int = 1) -> Pose:
         """Slide the piece by whole cells along an axis.
 
-        On an interlocking table it goes one cell at a time and the whole move is refused
-        (the pose stays, `events.refused` says why) when a cell of the way is taken."""
+        On an interlocking table the whole move is refused (the pose stays, `events.refused`
+        says why) when the piece would touch another before it has gone `cells` cells."""
         a = _axis(axis)
         old = self._poses[piece]
         name = self.pieces[piece].name
         offset = list(old.offset)
-        if self._interlocked:
+        cells = int(cells)
+        if self._interlocked and cells:
             sign = 1 if cells > 0 else -1
-            for _ in range(abs(int(cells))):
-                offset[a] += sign
-                if hit := self.overlaps(piece, Pose(old.rotation, tuple(offset))):
-                    way = f"{'+' if sign > 0 else '-'}{'xyz'[a]}"
-                    self.refuse(f"{name} cannot move {way}: it would go into {hit}")
-                    return old
-        else:
-            offset[a] += int(cells)
+            room = self._room(piece, 2 * a + (0 if sign > 0 else 1))
+            if room is not None and room < abs(cells):
+                offset[a] += sign * (room + 1)  # the first cell of the way that is taken
+                hit = self.overlaps(piece, Pose(old.rotation, tuple(offset))) or "another piece"
+                way = f"{'+' if sign > 0 else '-'}{'xyz'[a]}"
+                self.refuse(f"{name} cannot move {way}: it would go into {hit}")
+                return old
+        offset[a] += cells
         new = Pose(old.rotation, tuple(offset))
         return self._apply("move", f"move {name} along {'xyz'[a]}", {piece: new})
+
+    def _room(self, piece: int, direction: int) -> int | None:
+        """How far the piece slides along `direction` (0..5) before it touches another, the
+        others where they are (None: for ever): the movement analysis given as `slide_room`."""
+        others = [self.cells(k) for k in range(len(self.pieces)) if k != piece]
+        if not others:
+            return None
+        return self._slide_room([*others, self.cells(piece)], [len(others)], direction)
 
     def refuse(self, reason: str) -> None:
         """Refuse a move (nothing changes): remember and announce why (the status line)."""
@@ -367,19 +392,17 @@ class PlayModel:
             self._apply("reset", "reset", changes)
 
     def undo(self) -> bool:
-        if not self._undo:
+        step = self.history.undo()
+        if step is None:
             return False
-        step = self._undo.pop()
-        self._redo.append(step)
-        self._set({k: before for k, before, _ in step.changes}, "undo")
+        self._set({k: before for k, before, _ in step.data}, "undo")
         return True
 
     def redo(self) -> bool:
-        if not self._redo:
+        step = self.history.redo()
+        if step is None:
             return False
-        step = self._redo.pop()
-        self._undo.append(step)
-        self._set({k: after for k, _, after in step.changes}, "redo")
+        self._set({k: after for k, _, after in step.data}, "redo")
         return True
 
     # -- finding moves ------------------------------------------------------------------------
@@ -524,8 +547,7 @@ class PlayModel:
         step = tuple((k, self._poses[k], pose) for k, pose in changes.items())
         step = tuple(c for c in step if c[1] != c[2])
         if step:
-            self._undo.append(_Step(label, step))
-            self._redo.clear()
+            self.history.push(label, step)
             self._set({k: after for k, _, after in step}, kind)
         return self._poses[next(iter(changes))]
 

@@ -31,7 +31,7 @@ def as_set(cells) -> set[tuple[int, ...]]:
 @pytest.fixture
 def box() -> PlayModel:
     """The fixture's table with the box assembled in the target and the peg on the tray."""
-    model = PlayModel(load_polycube(PEG_IN_BOX))
+    model = drag.new_table(load_polycube(PEG_IN_BOX))
     model.place(model.find("box"), Pose(0, (0, 0, 0)))
     model.place(model.find("lid"), Pose(0, (0, 0, 2)))
     return model
@@ -48,11 +48,29 @@ def others_and_peg(model: PlayModel, pose: Pose) -> list[np.ndarray]:
 def test_the_rule_and_the_property(soma):
     puzzle = load_polycube(PEG_IN_BOX)
     assert is_interlocking(puzzle)  # its box halves share a group
-    assert PlayModel(puzzle).interlocked
+    assert drag.new_table(puzzle).interlocked
     assert not is_interlocking(soma) and not PlayModel(soma).interlocked
     assert not PlayModel(puzzle, interlocked=False).interlocked  # the override
     for name in ("pentominoes-6x10", "bedlam", "six-piece-cube", "tetracubes-2x4x4"):
         assert not is_interlocking(load_polycube(case_file_or_asset(name)))
+
+
+def test_an_interlocking_table_is_given_the_movement_analysis():
+    """Models do not import solvers: the check of a key move's way is passed in, and a table
+    that would need it cannot be made without it (it would let a piece through a wall)."""
+    puzzle = load_polycube(PEG_IN_BOX)
+    with pytest.raises(ValueError, match="slide_room"):
+        PlayModel(puzzle)
+    asked = []
+
+    def room(cells, group, direction):
+        asked.append(direction)
+        return slides(cells, group)[direction]
+
+    model = PlayModel(puzzle, slide_room=room)
+    peg = model.find("peg")
+    model.move(peg, "x", -1)
+    assert asked == [1]  # -x, asked once for the whole move
 
 
 def case_file_or_asset(name: str):
@@ -196,7 +214,7 @@ def test_pelikan_burr_no_stick_goes_back_in_by_itself():
 
     path = case_file("burrtools/PelikanBurr.xmpuzzle")
     puzzle = load_xmpuzzle(path)
-    model = PlayModel(puzzle)
+    model = drag.new_table(puzzle)
     assert model.interlocked
     solution = next(solutions(puzzle))
     for placed in solution.pieces:

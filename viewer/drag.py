@@ -40,10 +40,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from tessera.models.play import PlayModel, Pose
+from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.polycube.movement import max_slide, reach, slides
 
 UP = 2  # the axis pieces are lifted along and fall along (z: the table is the xy plane)
 SNAP_STEPS = 3  # interlocking puzzles: a drop snaps along a free path of at most this many cells
+
+
+def new_table(puzzle: PolycubePuzzle, interlocked: bool | None = None) -> PlayModel:
+    """A Play table for `puzzle` whose key moves use the one movement analysis (`max_slide`):
+    models may not import solvers, so the table is given it here (see `models.play`)."""
+    return PlayModel(puzzle, interlocked, slide_room=max_slide)
 
 
 class Table:

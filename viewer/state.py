@@ -22,6 +22,7 @@ from typing import Any
 from psygnal import Signal, SignalGroup
 
 from tessera.models.play import PlayModel
+from tessera.viewer.drag import new_table
 from tessera.viewer.families import Family, Trace
 from tessera.viewer.scenes.base import Scene
 
@@ -72,7 +73,7 @@ class ViewerState:
         if mode_changed:
             self.mode = "solution"
         elif self.mode == "play":
-            self.play = PlayModel(family.puzzle)
+            self.play = new_table(family.puzzle)
         self.say("")
         self.events.puzzle.emit(family)
         if mode_changed:
@@ -148,7 +149,7 @@ class ViewerState:
             self.say("Design mode is for polycube puzzles")
             return False
         if mode == "play" and (self.play is None or self.play.puzzle is not self.family.puzzle):
-            self.play = PlayModel(self.family.puzzle)
+            self.play = new_table(self.family.puzzle)
         left_aside = self.mode in ASIDE_MODES
         self.mode = mode
         self.say("")
