@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tessera.cli.output import check_writable, write_text
-from tessera.cli.progress import Interruptible, ProgressBar, partial_note
+from tessera.cli.progress import Interruptible, partial_note
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.solvers.registry import load_puzzle
 
@@ -73,65 +73,118 @@ def _numbered(path: Path, i: int, count: int) -> Path:
     return path if count == 1 else path.with_name(f"{path.stem}-{i}{path.suffix}")
 
 
+#: An HTML sheet holds every board in one page, so it is the one output that keeps them all.
+MAX_HTML_BOARDS = 1000
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
-    from tessera.models.domino import render_text, to_toml
-    from tessera.models.domino_html import render_html
-    from tessera.models.domino_json import dumps, to_dict, to_json
+    """Boards are printed and written as they are made, never gathered (memory stays flat
+    however many are asked for); Ctrl-C keeps what is out, closes a JSON list, exits 130."""
     from tessera.solvers.domino_generate import generate
 
     cols, rows = parse_size(args.size)
     if args.count < 1:
         raise PuzzleError(f"--count must be at least 1, got {args.count}", "--count")
+    if args.html and args.count > MAX_HTML_BOARDS:
+        raise PuzzleError(
+            f"--count {args.count} is too many for one HTML sheet (at most {MAX_HTML_BOARDS})",
+            args.html,
+        )
     if args.out:  # before generating, not after it (the numbered files share its folder)
         check_writable(_numbered(Path(args.out), 1, args.count))
     if args.html:
         check_writable(args.html)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     rng = random.Random(seed)
-    bar = ProgressBar("generating")
-    puzzles: list[DominoPuzzle] = []
-    try:
-        for i in range(1, args.count + 1):
-            puzzle = generate(
-                cols,
-                rows,
-                args.suits,
-                unique=args.unique,
-                rng=rng,
-                oriented_pips=args.oriented,
-                on_try=lambda t, i=i: bar.update((i - 1) / args.count, f"board {i}: {t} tried"),
-            )
-            puzzle.meta["seed"] = seed if args.count == 1 else f"{seed}#{i}"
-            puzzles.append(puzzle)
-    finally:
-        bar.close()
+    from tessera.solvers.search_control import Cancellable, Cancelled
 
-    if args.out:
-        out = Path(args.out)
-        for i, puzzle in enumerate(puzzles, start=1):
-            target = _numbered(out, i, len(puzzles))
+    stop = Cancellable()  # Ctrl-C sets it; a board is never cut half-printed
+    sheet: list[DominoPuzzle] = []
+    made = 0
+    emit = _Emitter(args)
+    with Interruptible(stop, "generating") as run:
+
+        def on_try(tries: int, i: int) -> None:
+            if stop.cancelled:
+                raise Cancelled(made)
+            run.bar.update((i - 1) / args.count, f"board {i}: {tries} tried")
+
+        try:
+            for i in range(1, args.count + 1):
+                puzzle = generate(
+                    cols,
+                    rows,
+                    args.suits,
+                    unique=args.unique,
+                    rng=rng,
+                    oriented_pips=args.oriented,
+                    on_try=lambda t, i=i: on_try(t, i),
+                )
+                puzzle.meta["seed"] = seed if args.count == 1 else f"{seed}#{i}"
+                run.bar.close()  # the board goes where the bar was; the bar comes back
+                emit.board(puzzle, i)
+                if args.html:
+                    sheet.append(puzzle)
+                made = i
+                if stop.cancelled:
+                    break
+        except Cancelled:
+            pass
+    if stop.cancelled:
+        emit.close()
+        print(f"interrupted after {made} of {args.count} boards", file=sys.stderr)
+        return 130
+    emit.close()
+    if args.html:
+        from tessera.models.domino_html import render_html
+
+        title = f"Domino puzzles {cols}\u00d7{rows}" if len(sheet) > 1 else "Domino puzzle"
+        write_text(Path(args.html), render_html(sheet, title))
+    if not args.json:
+        if args.out:
+            print(f"wrote {args.out}" + (f" ({made} files)" if made > 1 else ""))
+        if args.html:
+            print(f"wrote {args.html}")
+    return 0
+
+
+class _Emitter:
+    """Prints (and writes) each generated board at once: text, or the items of a JSON list
+    (one board: the object alone), flushed so a pipe or a Ctrl-C keeps every finished one."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.listed = args.json and args.count > 1
+        self.opened = False
+
+    def board(self, puzzle: DominoPuzzle, i: int) -> None:
+        from tessera.models.domino import render_text, to_toml
+        from tessera.models.domino_json import dumps, to_dict, to_json
+
+        args = self.args
+        if args.out:
+            target = _numbered(Path(args.out), i, args.count)
             text = to_json(puzzle) + "\n" if target.suffix.lower() == ".json" else to_toml(puzzle)
             write_text(target, text)
-    if args.html:
-        title = f"Domino puzzles {cols}\u00d7{rows}" if len(puzzles) > 1 else "Domino puzzle"
-        write_text(Path(args.html), render_html(puzzles, title))
-
-    if args.json:
-        data = [to_dict(p) for p in puzzles]
-        print(dumps(data[0] if len(data) == 1 else data))
-        return 0
-    for i, puzzle in enumerate(puzzles, start=1):
+        if args.json:
+            item = dumps(to_dict(puzzle))
+            if self.listed:
+                item = ("[\n" if not self.opened else ",\n") + item
+                self.opened = True
+            print(item, end="" if self.listed else "\n", flush=True)
+            return
         if i > 1:
             print()
-        print(_summary(puzzle, i, len(puzzles)))
+        print(_summary(puzzle, i, args.count))
         print(render_text(puzzle))
         print("answer:")
-        print(render_text(puzzle, puzzle.solution))
-    if args.out:
-        print(f"wrote {args.out}" + (f" ({len(puzzles)} files)" if len(puzzles) > 1 else ""))
-    if args.html:
-        print(f"wrote {args.html}")
-    return 0
+        print(render_text(puzzle, puzzle.solution), flush=True)
+
+    def close(self) -> None:
+        """End a JSON list, so what was printed parses even after a Ctrl-C."""
+        if self.listed and self.opened:
+            print("\n]", flush=True)
+            self.opened = False
 
 
 def _summary(puzzle: DominoPuzzle, i: int, count: int) -> str:
