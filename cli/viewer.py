@@ -56,28 +56,12 @@ def no_display_reason() -> str | None:
         display = os.environ.get("DISPLAY")
         if not display:
             return "DISPLAY is not set"
-        if not _x_display_answers():
+        from tessera.viewer.display import x_display_usable
+
+        if not x_display_usable():
             return f"cannot connect to the X display {display!r}"
         return None
     return "WAYLAND_DISPLAY is not set"
-
-
-def _x_display_answers() -> bool:
-    """Whether $DISPLAY accepts a connection; True when libX11 cannot be loaded to ask."""
-    import ctypes
-
-    try:
-        xlib = ctypes.CDLL("libX11.so.6")
-    except OSError:
-        return True
-    xlib.XOpenDisplay.restype = ctypes.c_void_p
-    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
-    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
-    display = xlib.XOpenDisplay(None)
-    if not display:
-        return False
-    xlib.XCloseDisplay(display)
-    return True
 
 
 def check_display(command: str) -> None:
