@@ -34,9 +34,17 @@ N_SLOTS = 8
 # machine states
 ENTER, TRY, NEXT, BACKTRACK, DONE = 0, 1, 2, 3, 4
 
+# what a level branches on (its `kind`), or why no level opens
+EXACT, MULTI, DEAD, COVERED = 0, 1, 2, 3
+
 # every index in the hot loops is unsigned, which spares numba's negative-index check on each
 # array access (measured: about a fifth of the kernel's time)
 U1 = np.uint32(1)
+
+# `_nrt=False` on the compiled entry points: numba's reference counting would incref and decref
+# every array handed to a helper, inlined or not, on every node; the kernel allocates nothing, so
+# it needs none (measured: run split into helpers was 10-90% slower with it, as fast as one big
+# function without it)
 
 # return codes
 R_DONE, R_SOLUTION, R_BUDGET, R_TRACE_FULL, R_OVERFLOW = 0, 1, 2, 3, 4
@@ -97,7 +105,7 @@ def _deactivate(item, active, where, n_active):
     return n_active - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _hide(item, opt_ptr, opt_items, node_opt, size, start, members, loc, where, count,
           n_primary, old_active, n_active, check):  # fmt: skip
     """Remove every active option of `item` from the other items that were active before
@@ -120,7 +128,150 @@ def _hide(item, opt_ptr, opt_items, node_opt, size, start, members, loc, where, 
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, inline="always")
+def _pick(active, n_active, n_primary, size, mult, count, low, has_low):
+    """(item, verdict) for the next level: the open exactly-once primary item with the fewest
+    options (EXACT), else the open multi item with the fewest (MULTI); DEAD when some open item
+    can no longer be covered often enough, COVERED when nothing is left to cover."""
+    best = -1
+    best_len = 1 << 62
+    multi = -1
+    multi_len = 1 << 62
+    for a in range(n_active):
+        i = active[a]
+        if i >= n_primary:
+            continue
+        n = size[i]
+        if mult[i] == 1:
+            if n < best_len:
+                best_len = n
+                best = i
+                if n == 0:
+                    return best, DEAD
+                if n == 1:
+                    # forced: nothing can beat it
+                    return best, EXACT
+        elif n < count[i]:
+            return best, DEAD
+        elif n < multi_len:
+            multi_len = n
+            multi = i
+    if best != -1:
+        return best, EXACT
+    if multi != -1:
+        return multi, MULTI
+    if has_low:
+        # every primary item is covered: a capacity item used too rarely is no solution
+        for i in range(n_primary, mult.shape[0]):
+            if mult[i] - count[i] < low[i]:
+                return best, DEAD
+    return best, COVERED
+
+
+@njit(cache=True, inline="always")
+def _log(ev_kind, ev_row, ev_depth, tpos, what, row, depth):
+    """Append one trace event; returns the next free slot."""
+    ev_kind[tpos] = what
+    ev_row[tpos] = row
+    ev_depth[tpos] = depth
+    return tpos + 1
+
+
+@njit(cache=True, inline="always")
+def _open_level(i, verdict, depth, osp, n_active, opt_ptr, opt_items, n_primary, node_opt,
+                size, start, members, loc, active, where, count, item_at, kind, ostart, oend,
+                oidx, ostack, saved_size, saved_count, saved_active, has_multi):  # fmt: skip
+    """Branch on item i at `depth`: an exactly-once item leaves the active set now (its
+    options' other items lose them); its options go on the option stack, and the level's
+    state is saved for them. Returns the new (n_active, osp)."""
+    kind[depth] = verdict
+    item_at[depth] = i
+    if verdict == EXACT:
+        n_active = _deactivate(i, active, where, n_active)
+        _hide(
+            np.uint32(i), opt_ptr, opt_items, node_opt, size, start, members, loc,
+            where, count, n_primary, n_active, n_active, False,
+        )  # fmt: skip
+    n = size[i]
+    s = start[i]
+    for p in range(n):
+        ostack[osp + p] = node_opt[members[s + p]]
+    ostart[depth] = osp
+    oend[depth] = osp + n
+    oidx[depth] = osp
+    if n > 1 or verdict == MULTI:
+        # a forced move (one option) never comes back to this state: skip the copy
+        _save(depth, n_active, size, count, saved_size, saved_count, saved_active, has_multi)
+    return n_active, osp + n
+
+
+@njit(cache=True, inline="always")
+def _save(depth, n_active, size, count, saved_size, saved_count, saved_active, has_multi):
+    """Remember the level's state, for its later options to start from."""
+    _copy(saved_size[depth], size)
+    if has_multi:
+        _copy(saved_count[depth], count)
+    saved_active[depth] = n_active
+
+
+@njit(cache=True, inline="always")
+def _restore(depth, size, count, saved_size, saved_count, saved_active, has_multi):
+    """Back to the level's saved state; returns its number of active items."""
+    _copy(size, saved_size[depth])
+    if has_multi:
+        _copy(count, saved_count[depth])
+    return saved_active[depth]
+
+
+@njit(cache=True, inline="always")
+def _take_out(o, n_active, opt_ptr, opt_items, size, start, members, loc, where):
+    """Option o leaves the list of every active item it is in."""
+    for k in range(opt_ptr[o], opt_ptr[o + 1]):
+        j = opt_items[k]
+        if where[j] < n_active:
+            _remove(k, j, size, start, members, loc)
+
+
+@njit(cache=True, inline="always")
+def _place(o, verdict, n_active, opt_ptr, opt_items, n_primary, node_opt, size, start,
+           members, loc, active, where, count, mult):  # fmt: skip
+    """Choose option o: the items it fills up leave the active set and their other options
+    are hidden. Returns (n_active, ok); not ok when an open item was left with too few
+    options (the caller moves on to the next option)."""
+    old_active = n_active
+    if verdict == MULTI:
+        # the option leaves every list it is in, the branching item's included
+        _take_out(o, n_active, opt_ptr, opt_items, size, start, members, loc, where)
+    for k in range(opt_ptr[o], opt_ptr[o + 1]):
+        j = opt_items[k]
+        if where[j] >= n_active:
+            continue
+        if mult[j] > 1:
+            count[j] -= 1
+            if count[j] > 0:
+                continue
+        n_active = _deactivate(j, active, where, n_active)
+    for a in range(n_active, old_active):
+        if not _hide(
+            active[a], opt_ptr, opt_items, node_opt, size, start, members, loc,
+            where, count, n_primary, old_active, n_active, True,
+        ):  # fmt: skip
+            return n_active, False
+    return n_active, True
+
+
+@njit(cache=True, inline="always")
+def _tweak(o, depth, opt_ptr, opt_items, size, start, members, loc, where, count, saved_size,
+           saved_count, saved_active, has_multi):  # fmt: skip
+    """After option o of a multi item's level: its later siblings must not use o again, so
+    o leaves the level's saved state. Returns the level's number of active items."""
+    n_active = _restore(depth, size, count, saved_size, saved_count, saved_active, has_multi)
+    _take_out(o, n_active, opt_ptr, opt_items, size, start, members, loc, where)
+    _copy(saved_size[depth], size)
+    return n_active
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def run(
     opt_ptr, opt_items, n_primary, node_opt, size, start, members, loc, active, where, count,
     mult, low, st, item_at, kind, ostart, oend, oidx, chosen, saved_size, saved_count,
@@ -146,132 +297,48 @@ def run(
                 result = R_BUDGET
                 break
             budget -= 1
-            best = -1
-            best_len = 1 << 62
-            multi = -1
-            multi_len = 1 << 62
-            dead = False
-            for a in range(n_active):
-                i = active[a]
-                if i >= n_primary:
-                    continue
-                n = size[i]
-                if mult[i] == 1:
-                    if n < best_len:
-                        best_len = n
-                        best = i
-                        if n <= 1:
-                            dead = n == 0
-                            break
-                else:
-                    if n < count[i]:
-                        dead = True
-                        break
-                    if n < multi_len:
-                        multi_len = n
-                        multi = i
-            if dead:
+            i, verdict = _pick(active, n_active, n_primary, size, mult, count, low, has_low)
+            if verdict == DEAD:
                 state = BACKTRACK
-                continue
-            if best == -1 and multi == -1 and has_low:
-                # every primary item is covered: a capacity item used too rarely is no solution
-                for i in range(n_primary, mult.shape[0]):
-                    if mult[i] - count[i] < low[i]:
-                        dead = True
-                        break
-                if dead:
-                    state = BACKTRACK
-                    continue
-            if best == -1 and multi == -1:
+            elif verdict == COVERED:
                 st[S_FOUND] += 1
                 if tracing:
-                    ev_kind[tpos] = E_SOLUTION
-                    ev_row[tpos] = -1
-                    ev_depth[tpos] = depth
-                    tpos += 1
+                    tpos = _log(ev_kind, ev_row, ev_depth, tpos, E_SOLUTION, -1, depth)
                 state = BACKTRACK
                 if not count_only:
                     result = R_SOLUTION
                     break
-                continue
-            if best != -1:
-                i = best
-                kind[depth] = 0
-                n_active = _deactivate(i, active, where, n_active)
-                _hide(
-                    np.uint32(i), opt_ptr, opt_items, node_opt, size, start, members, loc,
-                    where, count, n_primary, n_active, n_active, False,
-                )  # fmt: skip
-            else:
-                i = multi
-                kind[depth] = 1
-            item_at[depth] = i
-            n = size[i]
-            if osp + n > ostack.shape[0]:
+            elif osp + size[i] > ostack.shape[0]:
                 result = R_OVERFLOW
                 break
-            s = start[i]
-            for p in range(n):
-                ostack[osp + p] = node_opt[members[s + p]]
-            ostart[depth] = osp
-            oend[depth] = osp + n
-            oidx[depth] = osp
-            osp += n
-            if n > 1 or kind[depth] == 1:
-                # a forced move (one option) never comes back to this state: skip the copy
-                _copy(saved_size[depth], size)
-                if has_multi:
-                    _copy(saved_count[depth], count)
-                saved_active[depth] = n_active
-            state = TRY
+            else:
+                n_active, osp = _open_level(
+                    i, verdict, depth, osp, n_active, opt_ptr, opt_items, n_primary, node_opt,
+                    size, start, members, loc, active, where, count, item_at, kind, ostart,
+                    oend, oidx, ostack, saved_size, saved_count, saved_active, has_multi,
+                )  # fmt: skip
+                state = TRY
         elif state == TRY:
             if oidx[depth] == oend[depth]:
                 osp = ostart[depth]
                 state = BACKTRACK
                 continue
-            if oidx[depth] != ostart[depth] or kind[depth] == 1:
+            if oidx[depth] != ostart[depth] or kind[depth] == MULTI:
                 # back to the level's state (the first option finds it untouched)
-                _copy(size, saved_size[depth])
-                if has_multi:
-                    _copy(count, saved_count[depth])
-                n_active = saved_active[depth]
+                n_active = _restore(depth, size, count, saved_size, saved_count, saved_active,
+                                    has_multi)  # fmt: skip
             i = item_at[depth]
-            if kind[depth] == 1 and size[i] < count[i]:
+            if kind[depth] == MULTI and size[i] < count[i]:
                 oidx[depth] = oend[depth]
                 continue
             o = ostack[oidx[depth]]
             chosen[depth] = o
             if tracing:
-                ev_kind[tpos] = E_PLACE
-                ev_row[tpos] = o
-                ev_depth[tpos] = depth
-                tpos += 1
-            old_active = n_active
-            if kind[depth] == 1:
-                # the option leaves every list it is in, the branching item's included
-                for k in range(opt_ptr[o], opt_ptr[o + 1]):
-                    j = opt_items[k]
-                    if where[j] < n_active:
-                        _remove(k, j, size, start, members, loc)
-            ok = True
-            first_new = n_active
-            for k in range(opt_ptr[o], opt_ptr[o + 1]):
-                j = opt_items[k]
-                if where[j] >= n_active:
-                    continue
-                if mult[j] > 1:
-                    count[j] -= 1
-                    if count[j] > 0:
-                        continue
-                n_active = _deactivate(j, active, where, n_active)
-            for a in range(n_active, first_new):
-                j = active[a]
-                if not _hide(
-                    j, opt_ptr, opt_items, node_opt, size, start, members, loc,
-                    where, count, n_primary, old_active, n_active, True,
-                ):  # fmt: skip
-                    ok = False
-                    break
+                tpos = _log(ev_kind, ev_row, ev_depth, tpos, E_PLACE, o, depth)
+            n_active, ok = _place(
+                o, kind[depth], n_active, opt_ptr, opt_items, n_primary, node_opt, size, start,
+                members, loc, active, where, count, mult,
+            )  # fmt: skip
             if ok:
                 depth += 1
                 state = ENTER
@@ -280,21 +347,12 @@ def run(
         elif state == NEXT:
             o = chosen[depth]
             if tracing:
-                ev_kind[tpos] = E_REMOVE
-                ev_row[tpos] = o
-                ev_depth[tpos] = depth
-                tpos += 1
-            if kind[depth] == 1:
-                # tweak: later siblings must not use this option again
-                _copy(size, saved_size[depth])
-                if has_multi:
-                    _copy(count, saved_count[depth])
-                n_active = saved_active[depth]
-                for k in range(opt_ptr[o], opt_ptr[o + 1]):
-                    j = opt_items[k]
-                    if where[j] < n_active:
-                        _remove(k, j, size, start, members, loc)
-                _copy(saved_size[depth], size)
+                tpos = _log(ev_kind, ev_row, ev_depth, tpos, E_REMOVE, o, depth)
+            if kind[depth] == MULTI:
+                n_active = _tweak(
+                    o, depth, opt_ptr, opt_items, size, start, members, loc, where, count,
+                    saved_size, saved_count, saved_active, has_multi,
+                )  # fmt: skip
             oidx[depth] += 1
             state = TRY
         elif state == BACKTRACK:
@@ -302,11 +360,9 @@ def run(
             if depth < 0:
                 state = DONE
                 depth = 0
-                result = R_DONE
                 break
             state = NEXT
-        else:
-            result = R_DONE
+        else:  # DONE
             break
     st[S_STATE] = state
     st[S_DEPTH] = depth
