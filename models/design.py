@@ -52,7 +52,7 @@ from tessera.models.soma_figure import (
     SomaFigure,
     soma_pieces,
 )
-from tessera.models.undo import Entry, UndoStack
+from tessera.models.undo import Entry, Undoable, UndoStack
 
 Cell = tuple[int, int, int]
 #: The shape index of the target (pieces are 0, 1, ...).
@@ -209,7 +209,7 @@ def _quarter_turn(axis: int, turns: int) -> np.ndarray:
     return m
 
 
-class DesignDocument:
+class DesignDocument(Undoable):
     """The document: the current snapshot, the shape being edited, undo/redo, the dirty flag
     and the file it belongs to. Every method that changes the puzzle is one undoable edit."""
 
@@ -261,22 +261,6 @@ class DesignDocument:
     @property
     def dirty(self) -> bool:
         return self.state is not self._saved
-
-    @property
-    def can_undo(self) -> bool:
-        return self.history.can_undo
-
-    @property
-    def can_redo(self) -> bool:
-        return self.history.can_redo
-
-    @property
-    def undo_label(self) -> str | None:
-        return self.history.undo_label
-
-    @property
-    def redo_label(self) -> str | None:
-        return self.history.redo_label
 
     # -- the one way a snapshot changes -------------------------------------------------------
     def _commit(self, state: DesignState, label: str, current: int | None = None) -> bool:

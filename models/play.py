@@ -35,7 +35,7 @@ from psygnal import Signal, SignalGroup
 
 from tessera.models import geometry
 from tessera.models.polycube import PolycubePuzzle
-from tessera.models.undo import UndoStack
+from tessera.models.undo import Undoable, UndoStack
 
 AXES = {"x": 0, "y": 1, "z": 2}
 #: (cells of every piece, the group moving, direction index 0..5 as +x, -x, +y, -y, +z, -z) ->
@@ -158,7 +158,7 @@ def _axis(axis: int | str) -> int:
     return a
 
 
-class PlayModel:
+class PlayModel(Undoable):
     """The pieces of a puzzle on a table beside its empty target, moved one step at a time.
 
     `interlocked` overrides `is_interlocking(puzzle)` (None: ask it). An interlocking table
@@ -245,22 +245,6 @@ class PlayModel:
         take (`solvers.polycube_hint.hint`, `solvers.polycube_identify.SolutionIndex`)."""
         fit = self.fit()
         return [(p.piece, self.cells(p.index)) for p in self.pieces if fit.in_target[p.index]]
-
-    @property
-    def can_undo(self) -> bool:
-        return self.history.can_undo
-
-    @property
-    def can_redo(self) -> bool:
-        return self.history.can_redo
-
-    @property
-    def undo_label(self) -> str | None:
-        return self.history.undo_label
-
-    @property
-    def redo_label(self) -> str | None:
-        return self.history.redo_label
 
     # -- operations ---------------------------------------------------------------------------
     def select(self, piece: int | None) -> None:

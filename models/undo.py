@@ -75,3 +75,25 @@ class UndoStack(Generic[T]):
     @property
     def redo_label(self) -> str | None:
         return self._redo[-1].label if self._redo else None
+
+
+class Undoable:
+    """What a model with a `history` tells its Undo and Redo actions (Design and Play alike)."""
+
+    history: UndoStack
+
+    @property
+    def can_undo(self) -> bool:
+        return self.history.can_undo
+
+    @property
+    def can_redo(self) -> bool:
+        return self.history.can_redo
+
+    @property
+    def undo_label(self) -> str | None:
+        return self.history.undo_label
+
+    @property
+    def redo_label(self) -> str | None:
+        return self.history.redo_label
