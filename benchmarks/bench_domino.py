@@ -5,15 +5,24 @@ included, each beside a reference in the same process:
   flip-chain tiling alone (`layout_flips`);
 * uniqueness proof: our exact-cover engine (stop at the second solution) against xcover's
   Algorithm C on the very same matrix.
+
+Whole-board generation (`generate`, with and without --unique) has no reference; its rows say
+so.
 """
 
 from __future__ import annotations
 
 import random
+import sys
 import time
 from itertools import islice
+from pathlib import Path
 
 import xcover
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from record import print_rows, row  # noqa: E402
 
 from tessera.solvers.domino import exact_cover_problem, is_unique, placements
 from tessera.solvers.domino_generate import generate, layout_flips, layout_matching, random_board
@@ -76,19 +85,17 @@ def per_call_each(fn, items) -> float:
     return (time.perf_counter() - start) / len(items)
 
 
-def main() -> None:
+def main() -> list[dict]:
     generate(4, 3, unique=True, seed=0)  # compile the engine's kernel before timing
     rows = []
     for cols, nrows, suits in SIZES:
-        rows.extend(timings(cols, nrows, suits))
-
-    print(f"{'case':<26} {'ours':<44} {'ms':>9}   {'reference':<15} {'ms':>9} {'ratio':>7}")
-    for case, what, ours, ref_name, ref in rows:
-        line = f"{case:<26} {what:<44} {ours * 1e3:9.3f}"
-        if ref is not None:
-            line += f"   {ref_name:<15} {ref * 1e3:9.3f} {ref / ours:7.2f}x"
-        print(line)
-    print("ratio = reference time / our time (above 1: ours is faster)")
+        for case, what, ours, ref_name, ref in timings(cols, nrows, suits):
+            if ref is None:
+                rows.append(row(case, ours, note=f"{what}; no reference"))
+            else:
+                rows.append(row(case, ours, ref_name, ref, f"ours: {what}"))
+    print_rows(rows)
+    return rows
 
 
 if __name__ == "__main__":

@@ -11,12 +11,18 @@
 
 from __future__ import annotations
 
+import sys
 import time
+import warnings
 from itertools import islice
 from pathlib import Path
 
 import numpy as np
 import xcover
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from record import print_rows, row  # noqa: E402
 
 from tessera.models.mesh import piece_surface
 from tessera.models.polycube import load_polycube
@@ -92,7 +98,9 @@ def pyvista_surface(cells):
     occupied[tuple((cells - lo).T)] = 1
     grid.cell_data["occupied"] = occupied.ravel(order="F")
     solid = grid.threshold(0.5, scalars="occupied")
-    return solid.extract_surface().triangulate().clean()
+    with warnings.catch_warnings():  # PyVista's notice of a future default
+        warnings.simplefilter("ignore")
+        return solid.extract_surface().triangulate().clean()
 
 
 def mesh_rows() -> list[tuple]:
@@ -122,18 +130,21 @@ def _per_shape(fn, shapes, repeat: int) -> float:
     return (time.perf_counter() - start) / (repeat * len(shapes))
 
 
-def main() -> None:
-    rows = hint_rows() + mesh_rows()
-    head = f"{'case':<36} {'ours':<14} {'mean ms':>9} {'worst ms':>9}   {'reference':<15}"
-    print(head + f" {'mean ms':>9} {'worst ms':>9} {'ratio':>7}")
-    for case, what, mean, worst, ref_name, ref_mean, ref_worst in rows:
-        line = f"{case:<36} {what:<14} {mean * 1e3:9.3f} {worst * 1e3:9.3f}"
-        if ref_mean is not None:
-            line += f"   {ref_name:<15} {ref_mean * 1e3:9.3f} {ref_worst * 1e3:9.3f}"
-            line += f" {ref_mean / mean:6.2f}x"
-        print(line)
-    print("ratio = reference mean / our mean (above 1: ours is faster); goals: every hint < 1 s,")
-    print("a Soma piece's surface < 1 ms, 1000 cells < 50 ms")
+def main() -> list[dict]:
+    rows = []
+    for case, what, mean, worst, ref_name, ref_mean, ref_worst in hint_rows() + mesh_rows():
+        if worst == mean:  # a surface row: one average per shape
+            note = f"{what}, mean per shape"
+        else:
+            note = f"{what}, mean per case; worst {worst * 1e3:.2f} ms"
+            if ref_worst is not None:
+                note += f" (reference {ref_worst * 1e3:.2f} ms)"
+        if ref_mean is None:
+            note += "; no reference"
+        rows.append(row(case, mean, ref_name or None, ref_mean, note))
+    print_rows(rows)
+    print("goals: every hint < 1 s, a Soma piece's surface < 1 ms, 1000 cells < 50 ms")
+    return rows
 
 
 if __name__ == "__main__":

@@ -1,14 +1,17 @@
 """Polycube counting: Tessera against the `xcover` package, side by side in one process.
 
-Two ratios per puzzle (ours ÷ xcover, below 1 means Tessera is faster):
+Every ratio (ours ÷ xcover, below 1 means Tessera is faster) compares the same work:
 
-* **task**: what a user asks for, "count this puzzle". Tessera runs its whole pipeline
-  (symmetry-reduced searches on both cores); xcover, which has no symmetry handling, lists every
-  fixed solution of the full matrix. Skipped where that would take many minutes (Bedlam).
-* **engine**: the two exact-cover engines on identical matrices (the symmetry-reduced ones),
-  single-threaded: a pure algorithm-and-implementation comparison.
+* **engines, full matrix**: both exact-cover engines list every fixed solution of the puzzle's
+  whole matrix, single-threaded.
+* **engines, reduced matrices**: both run on the symmetry-reduced matrices Tessera's count uses
+  (one anchor piece pinned to one orientation per orbit), single-threaded.
 
-Numba compile times are measured separately, before anything is timed.
+Tessera's whole count ("count this puzzle": the symmetry-reduced searches on every core, the
+three counts fixed / up to rotation / up to symmetry) is timed too, but xcover has no symmetry
+handling, so it has no like-for-like reference and no ratio. Numba compile times are measured
+separately, before anything is timed. Bedlam takes many minutes: `run_all.py --quick` leaves it
+out and its rows say so.
 
 Run: `make bench` (all benchmarks) or `python benchmarks/bench_polycube.py [names...]`.
 """
@@ -22,7 +25,10 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 warnings.filterwarnings("ignore")  # xcover's numba type-safety chatter
+
+from record import print_rows, quick, row  # noqa: E402
 
 from tessera.models.assets import resolve_puzzle  # noqa: E402
 from tessera.models.polycube import load_polycube  # noqa: E402
@@ -31,12 +37,11 @@ from tessera.solvers.polycube.packing import PackingProblem  # noqa: E402
 from tessera.solvers.polycube.symmetry import ClassSearch  # noqa: E402
 
 CASES = [
-    # (built-in, count to report, run xcover on the full matrix too)
-    ("soma", "fixed", True),
-    ("soma", "up_to_symmetry", True),
-    ("pentominoes-6x10", "up_to_symmetry", True),
-    ("pentominoes-3x4x5", "up_to_symmetry", True),
-    ("bedlam", "up_to_rotation", False),
+    # (built-in, engines on the full matrix too, takes many minutes: left out by --quick)
+    ("soma", True, False),
+    ("pentominoes-6x10", True, False),
+    ("pentominoes-3x4x5", True, False),  # about 2 minutes for the full matrix
+    ("bedlam", False, True),  # 460464 fixed solutions: the full matrix is out of reach
 ]
 
 
@@ -103,68 +108,81 @@ def restricted_matrices(job: ClassSearch) -> list[ExactCoverProblem]:
     ]
 
 
-def run_case(name: str, what: str, full_xcover: bool) -> dict:
-    puzzle = load_polycube(resolve_puzzle(name))
-    row: dict = {"puzzle": name, "count": what}
-    job = ClassSearch(puzzle)
-    counts, row["task_ours"] = timed(job.count)
-    row["value"] = getattr(counts, what)
-    published = _published().get(f"polycube/{name}.toml", {})
-    for key in ("fixed", "up_to_rotation", "up_to_symmetry"):  # the suite's Bedlam check
-        if key in published:
-            assert getattr(counts, key) == published[key], (name, key, published[key])
-    if full_xcover:
-        full = PackingProblem(puzzle).exact_cover
-        n, row["task_xcover"] = timed(xcover_count, full)
-        assert n == counts.fixed, (n, counts.fixed)
-    # "fixed" compares the engines on the whole matrix, the others on the reduced ones
-    if what == "fixed":
-        matrices = [PackingProblem(puzzle).exact_cover]
-    else:
-        matrices = restricted_matrices(ClassSearch(puzzle))
+def engines(matrices: list[ExactCoverProblem]) -> tuple[int, float, float]:
+    """(solutions, our seconds, xcover's seconds) over the same matrices, single-threaded."""
     ours = theirs = 0.0
+    total = 0
     for m in matrices:  # interleaved, so machine noise hits both alike
         a, t_ours = timed(ours_count, m)
         b, t_theirs = timed(xcover_count, m)
         assert a == b, (a, b)
+        total += a
         ours += t_ours
         theirs += t_theirs
-    row["engine_ours"], row["engine_xcover"] = ours, theirs
-    return row
+    return total, ours, theirs
 
 
-def main(names: list[str]) -> None:
+def run_case(name: str, full_matrix: bool, slow_case: bool) -> list[dict]:
+    if slow_case and quick():
+        why = "skipped in this run (--quick): it takes many minutes"
+        return [row(f"{name}: whole count, every core", None, note=why),
+                row(f"{name}: engines, reduced matrices", None, "xcover, same matrices",
+                    note=why)]  # fmt: skip
+    puzzle = load_polycube(resolve_puzzle(name))
+    job = ClassSearch(puzzle)
+    counts, task = timed(job.tally)
+    published = _published().get(f"polycube/{name}.toml", {})
+    for key in ("fixed", "up_to_rotation", "up_to_symmetry"):  # the suite's Bedlam check
+        if key in published:
+            assert getattr(counts, key) == published[key], (name, key, published[key])
+    three = (
+        f"fixed {counts.fixed}, up to rotation {counts.up_to_rotation}, "
+        f"up to symmetry {counts.up_to_symmetry}"
+    )
+    rows = [
+        row(f"{name}: whole count, every core", task,
+            note=f"{three}; xcover cannot reduce by symmetry: no like-for-like reference"),
+    ]  # fmt: skip
+    label = f"{name}: engines, full matrix, every fixed solution"
+    if not full_matrix:
+        rows.append(row(label, None, "xcover, same matrix",
+                        note="not run: far too long for either engine"))  # fmt: skip
+    else:
+        n, ours, theirs = engines([PackingProblem(puzzle).exact_cover])
+        assert n == counts.fixed, (n, counts.fixed)
+        rows.append(row(label, ours, "xcover, same matrix", theirs,
+                        f"{n} solutions, one thread each"))  # fmt: skip
+    matrices = restricted_matrices(ClassSearch(puzzle))
+    n, ours, theirs = engines(matrices)
+    rows.append(
+        row(f"{name}: engines, reduced matrices", ours, "xcover, same matrices", theirs,
+            f"{len(matrices)} matrices, {n} solutions, one thread each")
+    )  # fmt: skip
+    return rows
+
+
+def main(names: list[str]) -> list[dict]:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     cold = cold_compile_seconds()
     compile_ours, compile_theirs = warm_up()
-    print(f"tessera kernel compiled from scratch (fresh process, empty cache): {cold:.1f} s")
     print(f"cores: {cores}; compile/cache load: tessera {compile_ours:.2f} s, "
           f"xcover {compile_theirs:.2f} s")  # fmt: skip
-    header = (
-        f"{'puzzle':20} {'count':15} {'value':>7} | {'task: ours':>10} {'xcover':>8} {'ratio':>6}"
-        f" | {'engine: ours':>12} {'xcover':>8} {'ratio':>6}"
-    )
-    print(header)
-    print("-" * len(header))
-    for name, what, full in CASES:
+    rows = [
+        row("search kernel compiled from scratch", cold,
+            note="fresh process, empty numba cache; once per install; no reference"),
+    ]  # fmt: skip
+    for name, full_matrix, slow_case in CASES:
         if names and name not in names:
             continue
-        r = run_case(name, what, full)
-        if "task_xcover" in r:
-            ratio = r["task_ours"] / r["task_xcover"]
-            task = f"{r['task_ours']:10.2f} {r['task_xcover']:8.2f} {ratio:6.2f}"
-        else:
-            task = f"{r['task_ours']:10.2f} {'-':>8} {'-':>6}"
-        engine = (
-            f"{r['engine_ours']:12.2f} {r['engine_xcover']:8.2f} "
-            f"{r['engine_ours'] / r['engine_xcover']:6.2f}"
-        )
-        print(f"{name:20} {what:15} {r['value']:7} | {task} | {engine}", flush=True)
+        rows.extend(run_case(name, full_matrix, slow_case))
     goal_puzzle = load_polycube(resolve_puzzle("pentominoes-6x10"))
     (counts, seconds) = timed(ClassSearch(goal_puzzle).tally)
     verdict = "met" if seconds <= 1.0 else "NOT met"
     n = counts.up_to_symmetry
-    print(f"goal: pentominoes 6x10, all {n} in <= 1 s: {seconds:.2f} s ({verdict})")
+    rows.append(row(f"pentominoes 6x10, all {n} up to symmetry", seconds,
+                    note=f"goal ≤ 1 s: {verdict}; no reference"))  # fmt: skip
+    print_rows(rows)
+    return rows
 
 
 if __name__ == "__main__":

@@ -1,14 +1,17 @@
 """Run every benchmark in this folder (`make bench`), one after another, in this process's
-interpreter. Each benchmark prints its own table of times and ratios; every measurement is also
-recorded in benchmarks/results.json (see record.py), from which the docs' benchmarks page is
-generated.
+interpreter. Each benchmark prints its own table of times and ratios and returns them as rows
+(see record.py), which are written to benchmarks/results.json, from which the docs' benchmarks
+page is generated.
 
-`python benchmarks/run_all.py [NAME...]` runs only the benchmarks whose file name contains a
-NAME (e.g. `dice kenken`); the rows of the others in results.json are kept.
+`python benchmarks/run_all.py [--quick] [NAME...]` runs only the benchmarks whose file name
+contains a NAME (e.g. `dice kenken`); the rows of the others in results.json are kept.
+`--quick` (environment TESSERA_BENCH_QUICK=1) leaves out the cases that take many minutes
+(Bedlam's count); their rows say they were skipped.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -20,7 +23,9 @@ from record import RESULTS, run_benchmark, save  # noqa: E402
 
 
 def main() -> int:
-    names = sys.argv[1:]
+    names = [a for a in sys.argv[1:] if a != "--quick"]
+    if "--quick" in sys.argv[1:]:
+        os.environ["TESSERA_BENCH_QUICK"] = "1"
     rows: list[dict] = []
     ran: list[str] = []
     failed: list[str] = []
@@ -29,11 +34,14 @@ def main() -> int:
             continue
         print(f"\n=== {path.stem} ===", flush=True)
         try:
-            rows.extend(run_benchmark(path))
-            ran.append(path.stem)
+            found = run_benchmark(path)
         except Exception:
             traceback.print_exc()
             failed.append(path.stem)
+            continue
+        if found is not None:
+            rows.extend(found)
+            ran.append(path.stem)
     if ran:
         save(rows, ran)
         print(f"\n{len(rows)} results recorded in {RESULTS}")

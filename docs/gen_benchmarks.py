@@ -42,6 +42,11 @@ def ratio(value: float | None) -> str:
     return f"{value:.2g}"
 
 
+def field(row: dict, key: str) -> float | None:
+    """`ours_s` / `reference_s`, or their longer names in rows recorded before the rename."""
+    return row.get(key, row.get(key.replace("_s", "_seconds")))
+
+
 def cell(text: object) -> str:
     return str(text if text is not None else "–").replace("|", "\\|").replace("\n", " ")
 
@@ -81,8 +86,8 @@ def render(path: Path = RESULTS) -> str:
         out.append("|---|---|---|---|---|---|")
         for row in group:
             out.append(
-                f"| {cell(row['name'])} | {seconds(row.get('ours_seconds'))} "
-                f"| {cell(row.get('reference'))} | {seconds(row.get('reference_seconds'))} "
+                f"| {cell(row['name'])} | {seconds(field(row, 'ours_s'))} "
+                f"| {cell(row.get('reference'))} | {seconds(field(row, 'reference_s'))} "
                 f"| {ratio(row.get('ratio'))} | {cell(row.get('note') or '')} |"
             )
         out.append("")

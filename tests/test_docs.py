@@ -282,15 +282,15 @@ def test_benchmark_page_renders_results(tmp_path):
         {
             "benchmark": "bench_polycube",
             "name": "soma, fixed: count",
-            "ours_seconds": 0.0123,
+            "ours_s": 0.0123,
             "reference": "xcover",
-            "reference_seconds": 0.0246,
+            "reference_s": 0.0246,
             "ratio": 0.5,
             "note": "11520 solutions",
             "machine": {"cores": 2, "python": "3.11", "platform": "Linux"},
             "date": "2025-01-01T00:00:00+00:00",
         },
-        {
+        {  # recorded before the keys were shortened: still rendered
             "benchmark": "bench_kenken",
             "name": "kenken 9x9: median",
             "ours_seconds": 0.005,
@@ -308,3 +308,37 @@ def test_benchmark_page_renders_results(tmp_path):
     assert "| soma, fixed: count | 12.3 ms | xcover | 24.6 ms | 0.50 | 11520 solutions |" in text
     assert "| kenken 9x9: median | 5.0 ms | – | – | – |  |" in text
     assert "no benchmark results" not in text
+
+
+@pytest.mark.timeout(60)
+def test_benchmark_rows_go_from_main_to_the_page(tmp_path, monkeypatch):
+    """A script's main() returns its rows; the runner stamps and saves them, keeps the rows of
+    a script that returned none, and the page shows a missing reference as a dash."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    record = importlib.import_module("record")
+    toy = tmp_path / "bench_toy.py"
+    toy.write_text(
+        "from record import row\n"
+        "def main():\n"
+        "    return [row('same work', 0.5, 'them', 2.0, 'n'),\n"
+        "            row('alone', 0.25, 'them', None, 'them: absent')]\n",
+        encoding="utf-8",
+    )
+    silent = tmp_path / "bench_silent.py"
+    silent.write_text("def main():\n    print('a table')\n", encoding="utf-8")
+    results = tmp_path / "results.json"
+    earlier = {"benchmark": "bench_silent", "name": "kept", "ours_s": 1.0, "reference": None}
+    results.write_text(json.dumps([earlier]), encoding="utf-8")
+
+    rows = record.run_benchmark(toy)
+    assert record.run_benchmark(silent) is None
+    assert [r["ratio"] for r in rows] == [0.25, None]
+    assert {r["benchmark"] for r in rows} == {"bench_toy"}
+    assert all("machine" in r and "date" in r for r in rows)
+    record.save(rows, ["bench_toy"], results)
+    saved = json.loads(results.read_text(encoding="utf-8"))
+    assert [r["name"] for r in saved] == ["kept", "same work", "alone"]
+
+    text = _gen_benchmarks().render(results)
+    assert "| same work | 500 ms | them | 2.00 s | 0.25 | n |" in text
+    assert "| alone | 250 ms | them | – | – | them: absent |" in text
