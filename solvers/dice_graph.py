@@ -34,46 +34,60 @@ def _edges(puzzle: DicePuzzle) -> list[list[tuple[int, int]]]:
     return [[(index[die[a]], index[die[b]]) for a, b in AXES] for die in puzzle.dice]
 
 
-def factor_pairs(
-    puzzle: DicePuzzle, *, cancel: threading.Event | None = None
-) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Every ordered pair (front/back, right/left) of edge-disjoint degree-2 subgraphs, each
-    given as one pair index per die. Both orders of a pair are yielded."""
-    n = puzzle.n
-    m = len(puzzle.colour_names)
-    if m != n:
-        return  # n dice need exactly n colours on every side
-    edges = _edges(puzzle)
-    # cap1[c] / cap2[c]: the most the dice not yet decided can add to colour c's degree in one
-    # subgraph / in both together. A colour that cannot reach degree 2 in both ends the branch.
-    contrib1 = []
-    contrib2 = []
-    for d in range(n):
-        c1, c2 = {}, {}
-        for c in set(x for pair in edges[d] for x in pair):
-            mult = sorted((pair.count(c) for pair in edges[d]), reverse=True)
-            c1[c], c2[c] = mult[0], mult[0] + mult[1]
-        contrib1.append(c1)
-        contrib2.append(c2)
-    cap1 = [0] * m
-    cap2 = [0] * m
-    for d in range(n):
-        for c, k in contrib1[d].items():
-            cap1[c] += k
-        for c, k in contrib2[d].items():
-            cap2[c] += k
-    deg1 = [0] * m
-    deg2 = [0] * m
-    first = [-1] * n
-    second = [-1] * n
-    free = set(range(n))
-    nodes = 0
+def _capacities(
+    edges: list[list[tuple[int, int]]], d: int
+) -> tuple[dict[int, int], dict[int, int]]:
+    """The most die d can add to each colour's degree in one subgraph (the colour's count on
+    the die's best pair for it) and in both together (its two best pairs)."""
+    one, both = {}, {}
+    for c in set(x for pair in edges[d] for x in pair):
+        mult = sorted((pair.count(c) for pair in edges[d]), reverse=True)
+        one[c], both[c] = mult[0], mult[0] + mult[1]
+    return one, both
 
-    def options(d: int) -> list[tuple[int, int]]:
+
+class _PairSearch:
+    """The depth-first search behind `factor_pairs`: dice decided one at a time, degrees and
+    capacities updated in place and put back on the way up."""
+
+    def __init__(self, puzzle: DicePuzzle, cancel: threading.Event | None) -> None:
+        n = puzzle.n
+        m = len(puzzle.colour_names)
+        self.m = m
+        self.cancel = cancel
+        self.edges = _edges(puzzle)
+        # cap1[c] / cap2[c]: the most the dice not yet decided can add to colour c's degree in
+        # one subgraph / in both together. A colour that cannot reach degree 2 in both ends
+        # the branch.
+        self.contrib1, self.contrib2 = [], []
+        for d in range(n):
+            one, both = _capacities(self.edges, d)
+            self.contrib1.append(one)
+            self.contrib2.append(both)
+        self.cap1 = [0] * m
+        self.cap2 = [0] * m
+        for d in range(n):
+            self._add_capacity(d, 1)
+        self.deg1 = [0] * m
+        self.deg2 = [0] * m
+        self.first = [-1] * n
+        self.second = [-1] * n
+        self.free = set(range(n))
+        self.nodes = 0
+
+    def _add_capacity(self, d: int, sign: int) -> None:
+        for c, k in self.contrib1[d].items():
+            self.cap1[c] += sign * k
+        for c, k in self.contrib2[d].items():
+            self.cap2[c] += sign * k
+
+    def options(self, d: int) -> list[tuple[int, int]]:
+        """Die d's (front/back, right/left) choices that keep every degree at most 2."""
+        deg1, deg2, pairs = self.deg1, self.deg2, self.edges[d]
         out = []
         for a, b in PAIR_CHOICES:
-            u1, v1 = edges[d][a]
-            u2, v2 = edges[d][b]
+            u1, v1 = pairs[a]
+            u2, v2 = pairs[b]
             if u1 == v1:
                 if deg1[u1] > 0:
                     continue
@@ -87,64 +101,72 @@ def factor_pairs(
             out.append((a, b))
         return out
 
-    def feasible() -> bool:
-        for c in range(m):
-            miss1 = 2 - deg1[c]
-            miss2 = 2 - deg2[c]
+    def feasible(self) -> bool:
+        """Whether the dice left can still bring every colour to degree 2 in both."""
+        cap1, cap2 = self.cap1, self.cap2
+        for c in range(self.m):
+            miss1 = 2 - self.deg1[c]
+            miss2 = 2 - self.deg2[c]
             if miss1 > cap1[c] or miss2 > cap1[c] or miss1 + miss2 > cap2[c]:
                 return False
         return True
 
-    def rec(depth: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
-        nonlocal nodes
-        if not free:
-            yield tuple(first), tuple(second)
-            return
-        nodes += 1
-        if cancel is not None and nodes % 256 == 0 and cancel.is_set():
-            return
-        # Branch on the die with the fewest choices left (none: dead end), so forced moves
-        # are made first and contradictions surface near the root.
+    def _branch_die(self) -> tuple[int, list[tuple[int, int]]]:
+        """The die with the fewest choices left (none: dead end), so forced moves are made
+        first and contradictions surface near the root."""
         best, best_opts = -1, None
-        for d in free:
-            opts = options(d)
+        for d in self.free:
+            opts = self.options(d)
             if best_opts is None or len(opts) < len(best_opts):
                 best, best_opts = d, opts
                 if len(opts) <= 1:
                     break
-        d = best
-        free.discard(d)
-        for c, k in contrib1[d].items():
-            cap1[c] -= k
-        for c, k in contrib2[d].items():
-            cap2[c] -= k
-        for a, b in best_opts:
-            # Each unordered {H1, H2} is found once, with the first die decided using its
-            # lower pair for front/back; the caller gets both orders.
+        return best, best_opts
+
+    def _shift(self, d: int, a: int, b: int, step: int) -> None:
+        """Add (step 1) or take back (-1) pair a of die d in front, pair b at the right."""
+        u1, v1 = self.edges[d][a]
+        u2, v2 = self.edges[d][b]
+        self.deg1[u1] += step
+        self.deg1[v1] += step
+        self.deg2[u2] += step
+        self.deg2[v2] += step
+
+    def run(self, depth: int = 0) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+        """Each unordered {H1, H2} once, as (H1, H2)."""
+        if not self.free:
+            yield tuple(self.first), tuple(self.second)
+            return
+        self.nodes += 1
+        if self.cancel is not None and self.nodes % 256 == 0 and self.cancel.is_set():
+            return
+        d, opts = self._branch_die()
+        self.free.discard(d)
+        self._add_capacity(d, -1)
+        for a, b in opts:
+            # the first die decided uses its lower pair for front/back: the caller adds the
+            # other order
             if depth == 0 and a > b:
                 continue
-            u1, v1 = edges[d][a]
-            u2, v2 = edges[d][b]
-            deg1[u1] += 1
-            deg1[v1] += 1
-            deg2[u2] += 1
-            deg2[v2] += 1
-            if feasible():
-                first[d] = a
-                second[d] = b
-                yield from rec(depth + 1)
-            deg1[u1] -= 1
-            deg1[v1] -= 1
-            deg2[u2] -= 1
-            deg2[v2] -= 1
-        first[d] = second[d] = -1
-        for c, k in contrib1[d].items():
-            cap1[c] += k
-        for c, k in contrib2[d].items():
-            cap2[c] += k
-        free.add(d)
+            self._shift(d, a, b, 1)
+            if self.feasible():
+                self.first[d] = a
+                self.second[d] = b
+                yield from self.run(depth + 1)
+            self._shift(d, a, b, -1)
+        self.first[d] = self.second[d] = -1
+        self._add_capacity(d, 1)
+        self.free.add(d)
 
-    for h1, h2 in rec(0):
+
+def factor_pairs(
+    puzzle: DicePuzzle, *, cancel: threading.Event | None = None
+) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every ordered pair (front/back, right/left) of edge-disjoint degree-2 subgraphs, each
+    given as one pair index per die. Both orders of a pair are yielded."""
+    if len(puzzle.colour_names) != puzzle.n:
+        return  # n dice need exactly n colours on every side
+    for h1, h2 in _PairSearch(puzzle, cancel).run():
         yield h1, h2
         yield h2, h1
 
