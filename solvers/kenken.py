@@ -189,6 +189,27 @@ def _initial(plan: _Plan, level: int) -> _State | None:
     return state
 
 
+def _strike(
+    plan: _Plan, dom: list[int], cells, bits: int, dirty: set[int], singles: list[int]
+) -> bool:
+    """Take the digits `bits` out of every cell in `cells` (a placed digit from its peers, a
+    cage's sure digits from the rest of their line); False when a cell is left with none.
+    Each changed cell's cage is marked dirty, and a cell down to one digit is a new single."""
+    cage_of = plan.cage_of
+    for p in cells:
+        d = dom[p]
+        if d & bits:
+            d &= ~bits
+            if not d:
+                plan.weight[cage_of[p]] += 1
+                return False
+            dom[p] = d
+            dirty.add(cage_of[p])
+            if not d & (d - 1):
+                singles.append(p)
+    return True
+
+
 def _propagate(plan: _Plan, state: _State, dirty: set[int], singles: list[int], level: int) -> bool:
     """Apply the deductions up to `level` until nothing changes; False on a contradiction."""
     n, full = plan.n, plan.full
@@ -198,18 +219,8 @@ def _propagate(plan: _Plan, state: _State, dirty: set[int], singles: list[int], 
         while singles or dirty:
             while singles:
                 cell = singles.pop()
-                bit = dom[cell]
-                for p in peers[cell]:
-                    d = dom[p]
-                    if d & bit:
-                        d &= ~bit
-                        if not d:
-                            plan.weight[cage_of[p]] += 1
-                            return False
-                        dom[p] = d
-                        dirty.add(cage_of[p])
-                        if not d & (d - 1):
-                            singles.append(p)
+                if not _strike(plan, dom, peers[cell], dom[cell], dirty, singles):
+                    return False
             if not dirty:
                 break
             k = dirty.pop()
@@ -253,18 +264,8 @@ def _propagate(plan: _Plan, state: _State, dirty: set[int], singles: list[int], 
                 must = reduce(and_, survivors)
                 for offset, others in plan.lines[k]:
                     need = (must >> offset) & full
-                    if need:
-                        for p in others:
-                            d = dom[p]
-                            if d & need:
-                                d &= ~need
-                                if not d:
-                                    plan.weight[cage_of[p]] += 1
-                                    return False
-                                dom[p] = d
-                                dirty.add(cage_of[p])
-                                if not d & (d - 1):
-                                    singles.append(p)
+                    if need and not _strike(plan, dom, others, need, dirty, singles):
+                        return False
         # hidden singles: a digit with one place left in a row or column goes there
         changed = False
         for unit in plan.units:
