@@ -392,6 +392,87 @@ class _RowPlacements(Sequence[Placement]):
         return rows[i]  # type: ignore[index]
 
 
+@dataclass
+class _Columns:
+    """Where each open target cell and each piece type still to place sits in the matrix."""
+
+    col_of_cell: np.ndarray  # per target cell (-1: filled by a fixed piece), plus a pad slot
+    type_col: dict[int, int]
+    types: list[int]  # the types still to place: exactly-counted first, then ranged
+    n_primary: int
+    n_columns: int
+    multiplicity: np.ndarray
+    lower: np.ndarray
+    #: with explicit optional cells: their columns, each covered by its own "left empty" row
+    empty_rows: np.ndarray | None
+
+
+def _columns(
+    puzzle: PolycubePuzzle, table: PlacementTable, used: np.ndarray, remaining: list[int]
+) -> _Columns:
+    """Columns: open required cells, piece types still to place, then open optional cells."""
+    n_req = puzzle.target.n_required
+    col_of_cell = np.full(len(used) + 1, -1, np.int64)  # the extra slot pads short rows
+    open_req = np.flatnonzero(~used[:n_req])
+    col_of_cell[open_req] = np.arange(len(open_req))
+    # A piece type with a range (min..max copies) is a secondary column with a capacity:
+    # hit at most `remaining` times and at least what its minimum still needs. The cells
+    # alone decide the search; other types are primary, hit exactly `remaining` times.
+    live = [t for t in range(len(puzzle.pieces)) if remaining[t] > 0]
+    exact = [t for t in live if not puzzle.pieces[t].ranged]
+    capped = [t for t in live if puzzle.pieces[t].ranged]
+    open_opt = n_req + np.flatnonzero(~used[n_req:])
+    # A capped type that fits inside the optional cells alone could be placed after every
+    # required cell is covered, which Algorithm X never does (it stops there). Then each
+    # optional cell becomes primary, covered by a piece or by its own "left empty" row.
+    explicit = any(
+        len(table.cells[t]) and bool((table.cells[t] >= n_req).all(axis=1).any()) for t in capped
+    )
+    type_col = {t: len(open_req) + k for k, t in enumerate(exact)}
+    first_opt = len(open_req) + len(exact)
+    n_primary = first_opt + (len(open_opt) if explicit else 0)
+    type_col.update({t: n_primary + k for k, t in enumerate(capped)})
+    if not explicit:
+        first_opt = n_primary + len(capped)
+    col_of_cell[open_opt] = first_opt + np.arange(len(open_opt))
+    n_columns = n_primary + len(capped) + (0 if explicit else len(open_opt))
+    multiplicity = np.ones(n_columns, np.int64)
+    lower = np.zeros(n_columns, np.int64)
+    for t in exact + capped:
+        multiplicity[type_col[t]] = remaining[t]
+    for t in capped:
+        placed = puzzle.pieces[t].copies - remaining[t]
+        lower[type_col[t]] = max(0, puzzle.pieces[t].fewest - placed)
+    empty_rows = col_of_cell[open_opt] if explicit else None
+    return _Columns(
+        col_of_cell, type_col, exact + capped, n_primary, n_columns, multiplicity, lower, empty_rows
+    )
+
+
+def _candidates(
+    table: PlacementTable,
+    t: int,
+    only: dict[int, Sequence[Placement]] | None,
+    used: np.ndarray,
+) -> tuple[np.ndarray, object]:
+    """Type t's placements that avoid the fixed pieces' cells: their cell indices, and what
+    the rows stand for (table row indices as an array, or the given Placements)."""
+    any_used = bool(used.any())
+    if only and t in only:
+        given = list(only[t])
+        if any_used:
+            given = [p for p in given if not used[list(p.cells)].any()]
+        if not given:
+            return np.zeros((0, 0), np.int64), given
+        return np.array([p.cells for p in given], np.int64), given
+    ids = table.cells[t]
+    index = np.arange(len(ids))
+    if any_used and len(ids):
+        index = np.flatnonzero(~used[ids].any(axis=1))
+        ids = ids[index]
+    return ids, index
+
+
 class PackingProblem:
     """The exact-cover matrix of a puzzle, remembering what each row means.
 
@@ -408,70 +489,20 @@ class PackingProblem:
         check_size(puzzle)
         self.puzzle = puzzle
         table = placement_table(puzzle)
-        target = puzzle.target
-        n_req = target.n_required
-        n_cells = len(target.cells)
-        n_types = len(puzzle.pieces)
+        n_cells = len(puzzle.target.cells)
         used = np.zeros(n_cells, bool)
         remaining = [p.copies for p in puzzle.pieces]
         for placement in fixed:
             used[list(placement.cells)] = True
             remaining[placement.piece] -= 1
-        # columns: open required cells, piece types still to place, then open optional cells
-        col_of_cell = np.full(n_cells + 1, -1, np.int64)  # the extra slot pads short rows
-        open_req = np.flatnonzero(~used[:n_req])
-        col_of_cell[open_req] = np.arange(len(open_req))
-        # A piece type with a range (min..max copies) is a secondary column with a capacity:
-        # hit at most `remaining` times and at least what its minimum still needs. The cells
-        # alone decide the search; other types are primary, hit exactly `remaining` times.
-        placed = [p.copies - r for p, r in zip(puzzle.pieces, remaining, strict=True)]
-        live = [t for t in range(n_types) if remaining[t] > 0]
-        exact = [t for t in live if not puzzle.pieces[t].ranged]
-        capped = [t for t in live if puzzle.pieces[t].ranged]
-        types = exact + capped
-        open_opt = n_req + np.flatnonzero(~used[n_req:])
-        # A capped type that fits inside the optional cells alone could be placed after every
-        # required cell is covered, which Algorithm X never does (it stops there). Then each
-        # optional cell becomes primary, covered by a piece or by its own "left empty" row.
-        explicit = any(
-            len(table.cells[t]) and bool((table.cells[t] >= n_req).all(axis=1).any())
-            for t in capped
-        )
-        type_col = {t: len(open_req) + k for k, t in enumerate(exact)}
-        first_opt = len(open_req) + len(exact)
-        n_primary = first_opt + (len(open_opt) if explicit else 0)
-        type_col.update({t: n_primary + k for k, t in enumerate(capped)})
-        if not explicit:
-            first_opt = n_primary + len(capped)
-        col_of_cell[open_opt] = first_opt + np.arange(len(open_opt))
-        n_columns = n_primary + len(capped) + (0 if explicit else len(open_opt))
-        multiplicity = np.ones(n_columns, np.int64)
-        lower = np.zeros(n_columns, np.int64)
-        for t in types:
-            multiplicity[type_col[t]] = remaining[t]
-        for t in capped:
-            lower[type_col[t]] = max(0, puzzle.pieces[t].fewest - placed[t])
+        columns = _columns(puzzle, table, used, remaining)
+        col_of_cell, type_col = columns.col_of_cell, columns.type_col
         blocks: list[tuple[int, object]] = []
         ptr_parts: list[np.ndarray] = []
         col_parts: list[np.ndarray] = []
         n_rows = 0
-        any_used = bool(used.any())
-        for t in types:
-            if only and t in only:
-                given = list(only[t])
-                if any_used:
-                    given = [p for p in given if not used[list(p.cells)].any()]
-                if not given:
-                    continue
-                ids = np.array([p.cells for p in given], np.int64).reshape(len(given), -1)
-                rows: object = given
-            else:
-                ids = table.cells[t]
-                index = np.arange(len(ids))
-                if any_used and len(ids):
-                    index = np.flatnonzero(~used[ids].any(axis=1))
-                    ids = ids[index]
-                rows = index
+        for t in columns.types:
+            ids, rows = _candidates(table, t, only, used)
             if not len(ids):
                 continue
             block = np.empty((len(ids), ids.shape[1] + 1), np.int64)
@@ -482,11 +513,10 @@ class PackingProblem:
             blocks.append((t, rows))
             n_rows += len(ids)
         self.n_placement_rows = n_rows
-        if explicit:  # rows past n_placement_rows leave one optional cell empty each
-            empty = col_of_cell[open_opt]
-            col_parts.append(empty)
-            ptr_parts.append(np.ones(len(empty), np.int64))
-            n_rows += len(empty)
+        if columns.empty_rows is not None:  # rows past n_placement_rows leave one cell empty
+            col_parts.append(columns.empty_rows)
+            ptr_parts.append(np.ones(len(columns.empty_rows), np.int64))
+            n_rows += len(columns.empty_rows)
         lengths = np.concatenate(ptr_parts) if ptr_parts else np.zeros(0, np.int64)
         row_ptr = np.zeros(n_rows + 1, np.int64)
         np.cumsum(lengths, out=row_ptr[1:])
@@ -499,11 +529,11 @@ class PackingProblem:
         self.type_columns = type_col
         self.exact_cover = CsrProblem(
             CsrRows(row_ptr, cols),
-            n_primary,
-            n_columns,
-            multiplicity,
-            lower,
-            _LazyNames(puzzle, col_of_cell[:n_cells], type_col, n_columns),
+            columns.n_primary,
+            columns.n_columns,
+            columns.multiplicity,
+            columns.lower,
+            _LazyNames(puzzle, col_of_cell[:n_cells], type_col, columns.n_columns),
         )
 
     def search(self, trace: bool = False) -> ExactCoverSearch:
