@@ -44,10 +44,6 @@ def symmetries() -> tuple[np.ndarray, ...]:
     return _all_symmetries()
 
 
-def is_proper(matrix: np.ndarray) -> bool:
-    return round(float(np.linalg.det(matrix))) == 1
-
-
 def as_cells(cells) -> Cells:
     arr = np.asarray(cells, dtype=np.int64).reshape(-1, 3)
     return arr

@@ -76,10 +76,6 @@ class Piece:
     def mirror_key(self) -> tuple[int, ...]:
         return geometry.canonical_key(geometry.mirror(self.cells))
 
-    @property
-    def chiral(self) -> bool:
-        return self.shape_key != self.mirror_key
-
 
 @dataclass(frozen=True)
 class Target:

@@ -23,7 +23,6 @@ milliseconds; where fork is not available they are spawned and load it themselve
 from __future__ import annotations
 
 import multiprocessing
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -145,32 +144,13 @@ def _one_line(error: object) -> str:
     return " ".join(text.split()) if "\n" in text or "\r" in text else text
 
 
-_warming: threading.Thread | None = None
-_warm_lock = threading.Lock()
-
-
 def warm_kernel() -> None:
     """Load the compiled exact-cover kernel (from numba's cache) now, once: every search
     after this starts without the load. Most of the cost is numba initialising its typing
     and target registries (about 0.15 s on an idle machine of this kind), not our code."""
-    thread = _warming
-    if thread is not None and thread is not threading.current_thread():
-        thread.join()
     from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
 
     ExactCoverSearch(ExactCoverProblem([[0, 1], [0], [1]], 2, 2)).count()
-
-
-def preload_kernel() -> None:
-    """Start loading the kernel in the background (for a command that has other start-up
-    work to do first, such as reading its files); `warm_kernel()` waits for it. Call it
-    before forking: a fork while numba's lock is held would deadlock the child, which is why
-    `count_files` waits for the load before it starts a pool."""
-    global _warming
-    with _warm_lock:
-        if _warming is None:
-            _warming = threading.Thread(target=warm_kernel, name="tessera-kernel", daemon=True)
-            _warming.start()
 
 
 def _warm_soma_pieces() -> None:

@@ -40,10 +40,6 @@ class PlacedPiece:
 class PolycubeSolution:
     pieces: tuple[PlacedPiece, ...]
 
-    def grid_labels(self, puzzle: PolycubePuzzle) -> dict[tuple[int, int, int], int]:
-        """Cell -> index into `pieces` (which piece instance fills it)."""
-        return {tuple(c): k for k, p in enumerate(self.pieces) for c in p.cells.tolist()}
-
 
 # -- placements as arrays ---------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -46,8 +46,6 @@ from tessera.solvers.polycube.packing import (
     row_keys,
 )
 from tessera.solvers.search_control import Cancelled, Progress, Report, Search
-
-Distinct = Literal["fixed", "rotation", "symmetry"]
 
 #: How long `tally()` runs orbit searches in the calling thread before it hands the rest to the
 #: shared pool: below this a thread hand-over costs more than it can win (measured on Soma
@@ -111,7 +109,6 @@ class TargetGroup:
     def __init__(self, puzzle: PolycubePuzzle, mirrors: bool = True) -> None:
         self.puzzle = puzzle
         mirror_types = self._mirror_types(puzzle)
-        self.mirrors_act = mirror_types is not None
         identity_types = tuple(range(len(puzzle.pieces)))
         use_mirrors = mirrors and mirror_types is not None
         affines, cell_maps, proper = _symmetries(puzzle, use_mirrors)
@@ -547,13 +544,6 @@ class ClassSearch(Search):
             return PackingProblem(self.puzzle)
         reps = [o.representative for o in orbits]
         return PackingProblem(self.puzzle, only={self.anchor_piece: reps})  # type: ignore[dict-item]
-
-    def _tally_orbit(
-        self, orbit: Orbit | None, report: Progress | None = None
-    ) -> tuple[int, int, int, bool]:
-        """(fixed, classes, rotation classes, partial) for the solutions with the anchor
-        piece at this orbit's representative (or for all solutions when there is no anchor)."""
-        return self._tally_task([orbit] if orbit is not None else None, report)
 
     def _tally_task(
         self, orbits: Sequence[Orbit] | None, report: Progress | None = None
