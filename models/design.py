@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import gzip
 import itertools
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,7 +42,8 @@ from psygnal import Signal, SignalGroup
 from tessera.models import geometry
 from tessera.models.atomic import atomic_path
 from tessera.models.errors import PuzzleError
-from tessera.models.polycube import PALETTE, Piece, PolycubePuzzle, Target, layers_text
+from tessera.models.polycube import PALETTE, Piece, PolycubePuzzle, Target
+from tessera.models.puzzle_writers import to_format1
 from tessera.models.puzzle_writers import to_xmpuzzle as puzzle_to_xmpuzzle
 from tessera.models.soma_figure import (
     FIGURE_CELLS,
@@ -57,8 +57,6 @@ from tessera.models.undo import Entry, Undoable, UndoStack
 Cell = tuple[int, int, int]
 #: The shape index of the target (pieces are 0, 1, ...).
 TARGET = -1
-#: More count combinations than this (piece ranges) are not analysed one by one.
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _AXES = {"x": 0, "y": 1, "z": 2}
 
 
@@ -682,20 +680,10 @@ def _connected(cells: np.ndarray) -> bool:
     return geometry.is_connected(cells)
 
 
-def _toml_key(name: str) -> str:
-    return name if _BARE_KEY.fullmatch(name) else json.dumps(name, ensure_ascii=False)
-
-
-def _toml_layers(layers: list[list[str]]) -> str:
-    inner = ",\n".join("  [" + ", ".join(json.dumps(r) for r in layer) + "]" for layer in layers)
-    return "[\n" + inner + ",\n]"
-
-
 def to_toml(state: DesignState) -> str:
-    """Format 1 TOML (docs/file-formats.md), readable by `load_polycube` and so by
-    `solvers.registry.load`. Pieces are written as layers, the target too (with `+` for its
-    optional cells), so the file reads like the drawing. Format 1 has no pre-placed pieces:
-    a document with some is refused with the two ways out, never saved without them."""
+    """Format 1 TOML (docs/file-formats.md), through the one writer every puzzle uses
+    (`models.puzzle_writers`). Format 1 has no pre-placed pieces: a document with some is
+    refused with the two ways out, never saved without them."""
     check_state(state)
     if state.placed:
         names = ", ".join(p.name for p in state.placed)
@@ -706,34 +694,7 @@ def to_toml(state: DesignState) -> str:
     if any(p.max_copies == 0 for p in state.pieces):
         zero = next(p.name for p in state.pieces if p.max_copies == 0)
         raise DesignError(f"piece {zero!r} has 0 copies: delete it or give it 1")
-    lines = [
-        "# Drawn in Tessera's Design mode.",
-        'kind = "polycube"',
-        "format = 1",
-        f"name = {json.dumps(state.name, ensure_ascii=False)}",
-    ]
-    for p in state.pieces:
-        lines += ["", f"[pieces.{_toml_key(p.name)}]"]
-        lines.append(f"layers = {_toml_layers(layers_text(_array(p.cells)))}")
-        if p.is_range:  # format 1's piece range, as BurrTools has it
-            lines += [f"min = {p.min_copies}", f"max = {p.max_copies}"]
-        elif p.min_copies != 1:
-            lines.append(f"copies = {p.min_copies}")
-        lines.append(f'color = "{p.color}"')
-    lines += ["", "[target]", f"layers = {_toml_layers(_target_layers(state.target))}", ""]
-    return "\n".join(lines)
-
-
-def _target_layers(target: DesignTarget) -> list[list[str]]:
-    """layers[z][y][x] with '#' required and '+' optional, in the target's own frame."""
-    allc = _array(target.cells)
-    lo, hi = allc.min(axis=0), allc.max(axis=0)
-    size = hi - lo + 1
-    grid = [[["."] * size[0] for _ in range(size[1])] for _ in range(size[2])]
-    for cells, mark in ((target.required, "#"), (target.optional, "+")):
-        for x, y, z in cells:
-            grid[z - lo[2]][y - lo[1]][x - lo[0]] = mark
-    return [["".join(row) for row in layer] for layer in grid]
+    return to_format1(to_puzzle(state), comment="Drawn in Tessera's Design mode.")
 
 
 SOMA_CUBE = "x"  # a cube of the figure that no piece pre-places

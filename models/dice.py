@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tessera.models.errors import PuzzleError, printable
-from tessera.models.fileformat import check_keys, check_kind, line_of, parse_document, read_text
+from tessera.models.fileformat import check_keys, check_kind, key_line, parse_document, read_text
 
 TOP, FRONT, RIGHT, BACK, LEFT, BOTTOM = range(6)
 SIDES = (FRONT, RIGHT, BACK, LEFT)
@@ -224,17 +224,6 @@ def _inner_list_lines(text: str, start_line: int) -> list[int]:
                     return out
             i += 1
     return out
-
-
-def key_line(text: str, key: str, after: int = 0) -> int | None:
-    """The line where `key` is assigned (TOML `key =`, JSON `"key":`, or a `[key]` table),
-    from line `after`+1 on; unlike a plain word search it is not fooled by `kind = "dice"`."""
-    k = re.escape(key)
-    pattern = re.compile(rf"""(^|[{{,\s])(["']?){k}\2\s*[=:]|^\s*\[\s*{k}\s*\]""")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if number > after and pattern.search(line):
-            return number
-    return line_of(text, key, after=after)
 
 
 def parse_dice(data: dict[str, Any], text: str, path: str | Path) -> DicePuzzle:

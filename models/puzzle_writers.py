@@ -82,11 +82,9 @@ def _key(name: str) -> str:
 
 
 def _layers(layers: list[list[str]]) -> str:
-    return (
-        "["
-        + ", ".join("[" + ", ".join(json.dumps(r) for r in layer) + "]" for layer in layers)
-        + "]"
-    )
+    """One layer a line, so the file reads like the drawing."""
+    inner = ",\n".join("  [" + ", ".join(json.dumps(r) for r in layer) + "]" for layer in layers)
+    return "[\n" + inner + ",\n]"
 
 
 def _voxel_colours(cells: np.ndarray, colours) -> list[str]:
@@ -103,9 +101,11 @@ def _voxel_colours(cells: np.ndarray, colours) -> list[str]:
     return [f"voxel_colours = [{', '.join(entries)}]"]
 
 
-def to_format1(puzzle: PolycubePuzzle) -> str:
-    """The puzzle as format 1 TOML (docs/file-formats.md), shapes as layers."""
-    lines = [
+def to_format1(puzzle: PolycubePuzzle, comment: str = "") -> str:
+    """The puzzle as format 1 TOML (docs/file-formats.md), shapes as layers (the target's
+    optional cells as `+`); `comment` heads the file as a `#` line."""
+    lines = [f"# {comment}"] if comment else []
+    lines += [
         'kind = "polycube"',
         "format = 1",
         f"name = {json.dumps(puzzle.name, ensure_ascii=False)}",
