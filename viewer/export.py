@@ -17,18 +17,18 @@ palette for all its frames (`_GifWriter`), so a frame stores only the pixels tha
 
 from __future__ import annotations
 
-import ctypes
 import os
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tessera.models.atomic import atomic_path
+from tessera.viewer import framing
+from tessera.viewer.display import load_library, x_display_usable
 from tessera.viewer.inspect import Inspector, InspectState
 from tessera.viewer.scenes.base import Scene
 
@@ -51,6 +51,12 @@ class View:
     parallel_scale: float | None = None  # set: parallel projection with this half height
     inspect: InspectState | None = None
     theme: str = "light"
+    #: True while the window frames itself (`viewer.framing`): the export then frames each
+    #: picture the same way at its own size; False once the user orbited or zoomed: their
+    #: camera is kept, widened for a narrower picture and pushed back only if a piece would
+    #: be cut off.
+    follow: bool = False
+    aspect: float | None = None  # the window's width / height, when `camera` is its
 
 
 def add_lights(plotter) -> None:
@@ -58,32 +64,6 @@ def add_lights(plotter) -> None:
     import pyvista as pv
 
     plotter.add_light(pv.Light(light_type="headlight", intensity=0.35))
-
-
-def _loads(library: str) -> ctypes.CDLL | None:
-    """The shared library, or None where it is not installed (we then leave VTK to choose)."""
-    try:
-        return ctypes.CDLL(library)
-    except OSError:
-        return None
-
-
-@cache
-def x_display_usable() -> bool:
-    """Whether $DISPLAY names an X server that accepts a connection (what VTK tries first)."""
-    if not os.environ.get("DISPLAY"):
-        return False
-    xlib = _loads("libX11.so.6")
-    if xlib is None:
-        return False
-    xlib.XOpenDisplay.restype = ctypes.c_void_p
-    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
-    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
-    display = xlib.XOpenDisplay(None)
-    if not display:
-        return False
-    xlib.XCloseDisplay(display)
-    return True
 
 
 def use_egl_without_display() -> None:
@@ -95,7 +75,7 @@ def use_egl_without_display() -> None:
     the user has not, and only if libEGL loads) is enough even after vtk was imported."""
     if "VTK_DEFAULT_OPENGL_WINDOW" in os.environ or x_display_usable():
         return
-    if _loads("libEGL.so.1") is not None:
+    if load_library("libEGL.so.1") is not None:
         os.environ["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
 
 
@@ -116,7 +96,8 @@ def open_plotter(size: tuple[int, int], theme: str = "light"):
 class _Shown:
     """A scene on an off-screen plotter, shown the way a `View` says: the renderer places
     the actors for a step, the inspector then explodes, hides, ghosts and cuts them exactly
-    as the window's inspector does."""
+    as the window's inspector does, and the camera is the window's rule (`viewer.framing`)
+    or the user's own camera."""
 
     def __init__(self, plotter, scene: Scene, step: float, view: View | None) -> None:
         from tessera.viewer.render import SceneRenderer
@@ -124,41 +105,85 @@ class _Shown:
         self.plotter = plotter
         self.view = view or View()
         self.renderer = SceneRenderer(plotter)
-        self.renderer.show(scene, step)
+        self.renderer.show(scene, step, frame=False)
         state = self.view.inspect
         self.inspector = Inspector(self.renderer, state.copy()) if state is not None else None
-        self.aim()
         self.apply(step)
 
-    def aim(self, points: np.ndarray | None = None) -> None:
-        """The view's camera (else the scene's framing); with `points`, its direction kept
-        but moved so that they all fit (an animation's pieces never leave the frame)."""
-        plotter, view = self.plotter, self.view
-        if view.camera is not None:
-            plotter.camera_position = view.camera
-        if view.parallel_scale is not None:
-            plotter.camera.parallel_projection = True
-            plotter.camera.parallel_scale = view.parallel_scale
-        elif view.camera is not None:
-            plotter.camera.parallel_projection = False
-        if points is not None and len(points):
-            camera = plotter.camera
-            direction = np.subtract(camera.position, camera.focal_point)
-            self.renderer.fit_points(points, direction, camera.up)
-        plotter.renderer.ResetCameraClippingRange()
+    @property
+    def framed(self) -> bool:
+        """Whether this picture frames itself (no user camera to keep)."""
+        return self.view.follow or self.view.camera is None
+
+    def user_shot(self, points: np.ndarray) -> framing.Shot:
+        """The user's camera, widened by as much as this picture is narrower than the window
+        and pushed back if need be, so nothing the window showed (nor any of `points`) is cut
+        off."""
+        view = self.view
+        position, focal, up = view.camera
+        shot = framing.Shot(tuple(position), tuple(focal), tuple(up), view.parallel_scale)
+        aspect = self.renderer.aspect
+        if view.aspect and view.aspect > aspect:
+            widen = view.aspect / aspect
+            if shot.parallel_scale is not None:
+                shot = framing.Shot(shot.position, shot.focal, shot.up, shot.parallel_scale * widen)
+            else:
+                back = np.asarray(focal) + shot.direction * shot.distance * widen
+                shot = framing.Shot(tuple(back), shot.focal, shot.up)
+        return framing.contain(shot, points, aspect)
+
+    def aim(self) -> None:
+        """The camera for the step shown."""
+        if self.framed:
+            self.renderer.frame_camera()
+        else:
+            self.renderer.aim(self.user_shot(self.renderer.visible_corners()))
 
     def apply(self, step: float) -> None:
         self.renderer.apply(step)
         if self.inspector is not None:
             self.inspector.capture()
 
-    def points_over(self, steps: Sequence[float]) -> np.ndarray:
-        """The corners of every visible actor's box at every step (no rendering)."""
+    def points_at(self, steps: Sequence[float]) -> list[np.ndarray]:
+        """What each frame draws: the corners of every visible actor's box (no rendering)."""
         parts = []
         for step in steps:
             self.apply(step)
             parts.append(self.renderer.visible_corners())
-        return np.concatenate(parts) if parts else np.zeros((0, 3))
+        return parts
+
+    def shots(self, steps: Sequence[float], orbit_degrees: float = 0.0) -> list[framing.Shot]:
+        """An animation's camera per frame: the window's rule eased across steps
+        (`framing.glide`); a turntable turns the first frame's direction about the scene's up
+        and fits each frame; the user's camera stays put, pushed back once for the whole
+        animation if a piece would leave it."""
+        scene, aspect = self.renderer.scene, self.renderer.aspect
+        points = self.points_at(steps)
+        hidden = self.inspector.state.hidden if self.inspector is not None else ()
+        if orbit_degrees:
+            self.apply(steps[0])
+            first = self.renderer.shot() if self.framed else self.user_shot(points[0])
+            turn = orbit_degrees / max(len(steps) - 1, 1)
+            out = []
+            for i, pts in enumerate(points):
+                d = _turned(first.direction, np.asarray(scene.up, float), turn * i)
+                out.append(framing.fit(pts, d, scene.up, aspect, parallel=scene.flat))
+            return out
+        if self.framed:
+            return framing.glide(scene, steps, aspect, points, hidden=hidden)
+        fixed = self.user_shot(np.concatenate(points) if points else np.zeros((0, 3)))
+        return [fixed] * len(steps)
+
+
+def _turned(direction: np.ndarray, axis: np.ndarray, degrees: float) -> np.ndarray:
+    """`direction` turned about `axis` (Rodrigues)."""
+    k = axis / np.linalg.norm(axis)
+    a = np.radians(degrees)
+    return (
+        direction * np.cos(a)
+        + np.cross(k, direction) * np.sin(a)
+        + k * np.dot(k, direction) * (1 - np.cos(a))
+    )
 
 
 def _downsample(image: np.ndarray, k: int) -> np.ndarray:
@@ -185,7 +210,7 @@ def render_image(
     k = max(1, int(supersample))
     plotter = open_plotter((size[0] * k, size[1] * k), view.theme if view else "light")
     try:
-        _Shown(plotter, scene, step, view)
+        _Shown(plotter, scene, step, view).aim()
         if transparent:  # a gradient is drawn opaque whatever the alpha
             plotter.set_background("white")
         plotter.render()
@@ -267,10 +292,11 @@ def export_animation(
     `on_frame(i, n)` is called after each frame; returning True cancels. The frames go to a
     temporary sibling that replaces `path` only when the animation is complete, so a cancel, an
     error, Ctrl-C or a kill leaves the previous file at `path` untouched (or none).
-    `orbit_degrees` turns the camera that much over the whole animation. The camera keeps the
-    view's (or the scene's) direction and frames everything visible over the whole animation,
-    so a piece flying in never leaves the picture. The last frame is held `hold_seconds`: a
-    longer last frame in a GIF (same frame count), repeated frames in an MP4.
+    `orbit_degrees` turns the camera that much over the whole animation. The camera is the
+    window's (`_Shown.shots`): each frame framed on what it draws and eased across steps, or
+    the user's own camera, pushed back once if a piece flying in would leave the picture. The
+    last frame is held `hold_seconds`: a longer last frame in a GIF (same frame count),
+    repeated frames in an MP4.
     """
     if view is None and camera is not None:
         view = View(camera=camera)
@@ -359,7 +385,7 @@ def _grab(plotter, k: int) -> np.ndarray:
     return _downsample(np.asarray(plotter.screenshot(return_img=True))[..., :3], k)
 
 
-def _samples(plotter, shown: _Shown, steps: Sequence[float], k: int) -> list[np.ndarray]:
+def _samples(plotter, shown: _Shown, steps: Sequence[float], shots, k: int) -> list[np.ndarray]:
     """A few frames spread over the animation (its first and last among them), rendered
     ahead: what a GIF's one palette is chosen from."""
     n = min(PALETTE_SAMPLES, len(steps))
@@ -367,6 +393,7 @@ def _samples(plotter, shown: _Shown, steps: Sequence[float], k: int) -> list[np.
     frames = []
     for i in picks:
         shown.apply(steps[i])
+        shown.renderer.aim(shots[i])
         plotter.render()
         frames.append(_grab(plotter, k))
     return frames
@@ -395,16 +422,13 @@ def _write_frames(
         plotter = open_plotter((size[0] * k, size[1] * k), view.theme if view else "light")
         stack.callback(plotter.close)
         shown = _Shown(plotter, scene, steps[0] if steps else 0.0, view)
-        if not orbit_degrees:  # a turntable frames itself by the scene's bounds
-            shown.aim(shown.points_over(steps))
+        shots = shown.shots(steps, orbit_degrees) if steps else []
         if isinstance(writer, _GifWriter) and steps:
-            writer.choose_palette(_samples(plotter, shown, steps, k))
-        turn = orbit_degrees / max(len(steps) - 1, 1)
+            writer.choose_palette(_samples(plotter, shown, steps, shots, k))
         frame = None
         for i, step in enumerate(steps):
             shown.apply(step)
-            if i and turn:
-                shown.renderer.orbit(turn)
+            shown.renderer.aim(shots[i])
             plotter.render()
             frame = _grab(plotter, k)
             writer.append_data(frame)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from psygnal import evented
 
+from tessera.viewer.framing import mesh_cells as _mesh_cells
 from tessera.viewer.render import SceneRenderer
 from tessera.viewer.scenes.base import hex_rgb
 
@@ -251,30 +252,3 @@ class Inspector:
             return 0, 0
         b = np.array(scene.bounds, float)
         return int(np.ceil(b[2 * axis])), int(np.floor(b[2 * axis + 1]))
-
-
-def _mesh_cells(mesh, cells: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
-    """(cells, owner): the unit cells whose outer faces a mesh of axis-aligned unit squares
-    shows, and per face the index of its cell; None for any other mesh. With `cells`, the
-    owners index into those instead."""
-    try:
-        faces = np.asarray(mesh.faces).reshape(-1, 5)
-    except (AttributeError, ValueError):
-        return None
-    if len(faces) == 0 or (faces[:, 0] != 4).any():
-        return None
-    corners = np.asarray(mesh.points)[faces[:, 1:]]
-    centre = corners.mean(axis=1)
-    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    length = np.linalg.norm(normal, axis=1, keepdims=True)
-    if not np.allclose(length, 1.0):
-        return None
-    inside = centre - 0.5 * normal / length
-    if not np.allclose(inside, np.rint(inside), atol=1e-6):
-        return None
-    inside = np.rint(inside).astype(np.int64)
-    if cells is None:
-        cells, owner = np.unique(inside, axis=0, return_inverse=True)
-        return cells, owner.ravel()
-    index = {tuple(c): i for i, c in enumerate(np.asarray(cells).tolist())}
-    return np.asarray(cells), np.array([index[tuple(c)] for c in inside.tolist()], np.int64)

@@ -2,17 +2,15 @@
 
 Actors are added once per scene; a step only changes transforms, visibility and colours, which
 is why stepping and animating cost a render and nothing else. The camera is derived from the
-scene's bounds (not from what is visible), so it stays put while pieces fly in and a headless
-frame matches the window's.
+step as drawn (`viewer.framing`, the one framing of the window, the exports and the tests).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyvista as pv
 
+from tessera.viewer import framing
 from tessera.viewer.scenes.base import ActorSpec, Pose, Scene, hex_rgb
 
 BACKGROUND_BOTTOM = "#f5f7fa"
@@ -97,9 +95,9 @@ class SceneRenderer:
         # *surfaces* need. Faint guide lines blend correctly in any order. (Depth peeling, where
         # the hands-on viewer turns it on for ghosts, takes precedence over both.)
         self.plotter.renderer.SetUseOIT(any(_translucent_surface(s) for s in scene.actors))
+        self.apply(step)
         if frame:
             self.frame_camera()
-        self.apply(step)
 
     def clear(self) -> None:
         for actor in self.actors.values():
@@ -175,42 +173,34 @@ class SceneRenderer:
             prop.line_width = spec.line_width
 
     # -- camera ----------------------------------------------------------------------------
-    def frame_camera(self, view: tuple[float, float, float] | None = None) -> None:
-        """Look at the scene's bounds from `view` (default: the scene's own direction).
+    @property
+    def aspect(self) -> float:
+        w, h = self.plotter.window_size
+        return w / max(h, 1)
 
-        A flat scene (a KenKen or domino board) is seen straight down with a parallel
-        projection, scaled so the board fills the view: clues keep their true proportions
-        and are as large as the window allows."""
+    def shot(
+        self, view: tuple[float, float, float] | None = None, follow_moving: bool = True
+    ) -> framing.Shot:
+        """The camera `viewer.framing` gives this step as drawn now (the actors after any
+        inspector's explode and hidden pieces), seen from `view` (default: the scene's own,
+        or the one that keeps the moving piece in sight)."""
+        if self.scene is None:
+            return framing.shot_of(self.plotter.camera)
+        return framing.shot_at(
+            self.scene, self.step, self.aspect, direction=view, points=self.visible_corners(),
+            follow_moving=follow_moving,
+        )  # fmt: skip
+
+    def frame_camera(self, view: tuple[float, float, float] | None = None) -> None:
+        """Frame what is on screen now (`viewer.framing`): a flat board straight down with a
+        parallel projection, anything else from `view` or the direction that shows the piece
+        under way."""
         if self.scene is None:
             return
-        camera = self.plotter.camera
-        flat = self.scene.flat and view is None
-        camera.parallel_projection = flat
-        direction = np.array(view or self.scene.view, float)
-        self.fit(self.scene.bounds, direction, self.scene.up)
-        if flat:
-            b = np.array(self.scene.bounds, float)
-            width, height = b[1] - b[0], b[3] - b[2]
-            w, h = self.plotter.window_size
-            aspect = w / max(h, 1)
-            camera.parallel_scale = max(height, width / aspect) / 2 * 1.03
+        self.aim(self.shot(view, follow_moving=view is None))
 
-    def fit(self, bounds, direction, up=None) -> None:
-        """Aim the camera along `direction` (focus to camera) so the box `bounds` fits."""
-        b = np.array(bounds, float)
-        lo, hi = b[0::2], b[1::2]
-        centre = (lo + hi) / 2
-        radius = float(np.linalg.norm(hi - lo)) / 2
-        direction = np.array(direction, float)
-        direction /= np.linalg.norm(direction)
-        camera = self.plotter.camera
-        angle = camera.view_angle
-        distance = radius / math.sin(math.radians(angle / 2)) * 1.12
-        camera.focal_point = tuple(centre)
-        camera.position = tuple(centre + direction * distance)
-        if up is not None:
-            camera.up = up
-        self.plotter.renderer.ResetCameraClippingRange()
+    def aim(self, shot: framing.Shot) -> None:
+        framing.apply(self.plotter.camera, shot, self.plotter.renderer)
 
     def visible_corners(self) -> np.ndarray:
         """The corners of every visible actor's bounding box as drawn now, (8k, 3)."""
@@ -223,34 +213,6 @@ class SceneRenderer:
                 continue
             corners.extend((x, y, z) for x in b[0:2] for y in b[2:4] for z in b[4:6])
         return np.array(corners, float).reshape(-1, 3)
-
-    def fit_points(self, points: np.ndarray, direction, up, margin: float = 1.06) -> None:
-        """Aim along `direction` (focus to camera) so every point is in view, as tight as the
-        projection allows: centred on the points' extent across the screen, the camera just
-        far enough that the nearest ones stay inside (parallel: the scale that holds them)."""
-        camera = self.plotter.camera
-        d = np.asarray(direction, float)
-        d /= np.linalg.norm(d)
-        u = np.asarray(up, float) - np.dot(up, d) * d
-        u /= np.linalg.norm(u)
-        right = np.cross(-d, u)
-        x, y, z = points @ right, points @ u, points @ d
-        cx, cy, cz = (x.min() + x.max()) / 2, (y.min() + y.max()) / 2, (z.min() + z.max()) / 2
-        w, h = self.plotter.window_size
-        aspect = w / max(h, 1)
-        ox, oy = np.abs(x - cx) * margin, np.abs(y - cy) * margin
-        focal = cx * right + cy * u + cz * d
-        if camera.parallel_projection:
-            camera.parallel_scale = max(float(oy.max()), float(ox.max()) / aspect, 1e-3)
-            distance = float(np.ptp(z)) + 10.0
-        else:
-            tan_v = math.tan(math.radians(camera.view_angle / 2))
-            need = np.maximum(ox / (tan_v * aspect), oy / tan_v) + (z - cz)
-            distance = max(float(need.max()), 1e-3)
-        camera.focal_point = tuple(focal)
-        camera.position = tuple(focal + d * distance)
-        camera.up = tuple(u)
-        self.plotter.renderer.ResetCameraClippingRange()
 
     def isometric(self) -> None:
         self.frame_camera(ISOMETRIC)

@@ -7,8 +7,12 @@ editor owns the view and the replay waits. Beyond the state's own stepping it ad
 person sees: a backtrack fades its piece out (fractional steps under a `QVariantAnimation`;
 `step_shown` fires only where the fade ends), Search mode's jumps to the next backtrack or
 solution of the trace, and which listed solution the list highlights (the state's in Solution
-mode, the trace's in Search mode: `viewer/trace_match.py`). The camera is framed again when a
-scene reaches past what it was framed on.
+mode, the trace's in Search mode: `viewer/trace_match.py`).
+
+The camera follows the action (`viewer.framing`): each step is framed on what it shows, from
+a direction that keeps the moving piece in sight, the camera easing there over `CAMERA_MS`.
+Once the user orbits or zooms (the camera is no longer where it was last put) their camera
+wins and stays, until View ▸ Reset camera (`reframe`) hands it back.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QVariantAnimation, Signal
 
+from tessera.viewer import framing
 from tessera.viewer._qt.controls import SolutionPanel, StepBar
 from tessera.viewer._qt.handson import HandsOn
 from tessera.viewer._qt.playback import Playback
@@ -25,15 +30,7 @@ from tessera.viewer.scenes.base import Timeline
 from tessera.viewer.state import ASIDE_MODES, ViewerState
 
 FADE_MS = 320  # a piece Search mode takes back fades out over this long
-
-
-def within(bounds, framed) -> bool:
-    """Whether the box `bounds` (xmin, xmax, ymin, ymax, zmin, zmax) lies inside `framed`."""
-    if framed is None:
-        return False
-    return all(bounds[2 * a] >= framed[2 * a] - 1e-6 for a in range(3)) and all(
-        bounds[2 * a + 1] <= framed[2 * a + 1] + 1e-6 for a in range(3)
-    )
+CAMERA_MS = 260  # the camera eases to a new step's framing over this long
 
 
 class Replay(QObject):
@@ -62,7 +59,15 @@ class Replay(QObject):
         self.playback = playback
         self.render_now = render_now
         self.frame_next = True  # the next scene shown frames the camera
-        self._framed: tuple[float, ...] | None = None  # the bounds it was last framed on
+        self.following = True  # the camera follows the steps (False: the user's camera)
+        self._put: framing.Shot | None = None  # where the camera was last put
+        self._ease_from: framing.Shot | None = None
+        self._ease_to: framing.Shot | None = None
+        self._ease = QVariantAnimation(self)
+        self._ease.setDuration(CAMERA_MS)
+        self._ease.setStartValue(0.0)
+        self._ease.setEndValue(1.0)
+        self._ease.valueChanged.connect(self._ease_frame)
         self._fade_target: int | None = None  # where a running fade ends
         self._fade = QVariantAnimation(self)
         self._fade.setDuration(FADE_MS)
@@ -78,14 +83,14 @@ class Replay(QObject):
         if self.state.mode in ASIDE_MODES:
             return  # the Play table or the editor owns the view; this scene waits
         self.stop_fade()
-        # frame again when the scene reaches past what the camera was framed on (a burr's
-        # disassembly spreads its pieces far beyond the target the empty scene showed)
-        frame = self.frame_next or scene.flat or not within(scene.bounds, self._framed)
-        self.renderer.show(scene, self.state.step, frame=frame)
-        if frame:
-            self._framed = tuple(scene.bounds)
-        self.frame_next = False
+        if self.frame_next:
+            self.following = True  # a new puzzle, or back from Play or Design
+        self._ease.stop()
+        self.renderer.show(scene, self.state.step, frame=False)
         self.handson.scene_replaced()
+        if self.following or scene.flat:
+            self._put_camera(self.renderer.shot())
+        self.frame_next = False
         self.step_bar.depth_map.set_timeline(
             scene.timeline if self.state.mode == "search" else None
         )
@@ -96,6 +101,7 @@ class Replay(QObject):
             return
         self.renderer.apply(step)
         self.handson.stepped()
+        self.follow_step()
         self.render_now()
         scene = self.state.scene
         depth = scene.depth(step) if scene is not None else None
@@ -107,6 +113,63 @@ class Replay(QObject):
             return  # a frame of a fade: `step_shown` is for where it ends
         self._fade_target = None
         self.step_shown.emit(step)
+
+    # -- the camera -----------------------------------------------------------------------------
+    def _put_camera(self, shot: framing.Shot) -> None:
+        self.renderer.aim(shot)
+        self._put = framing.shot_of(self.renderer.plotter.camera)
+
+    def user_moved(self) -> bool:
+        """Whether the camera is not where the replay last put it (an orbit, a zoom)."""
+        if self._put is None:
+            return False
+        return not framing.same(framing.shot_of(self.renderer.plotter.camera), self._put)
+
+    def follow_step(self) -> None:
+        """Ease the camera to this step's framing, unless the user's camera holds."""
+        if self.renderer.scene is None:
+            return
+        if self.following and self.user_moved():
+            self.following = False
+            self._ease.stop()
+        if not self.following:
+            return
+        self._ease_from = framing.shot_of(self.renderer.plotter.camera)
+        self._ease_to = self.renderer.shot()
+        if framing.same(self._ease_from, self._ease_to):
+            return
+        self._ease.stop()
+        self._ease.start()
+        self._ease_frame(0.0)
+
+    def _ease_frame(self, t) -> None:
+        if self._ease_from is None or self._ease_to is None or self.renderer.scene is None:
+            return
+        if self.following and self.user_moved():  # the user took the camera mid-ease
+            self.following = False
+            self._ease.stop()
+            return
+        shot = framing.blend(self._ease_from, self._ease_to, framing._smooth(float(t)))
+        shot = framing.contain(shot, self.renderer.visible_corners(), self.renderer.aspect)
+        self._put_camera(shot)
+        if float(t) > 0:
+            self.render_now()
+
+    def reframe(self) -> None:
+        """View ▸ Reset camera: frame this step now and follow the steps again."""
+        self._ease.stop()
+        self.following = True
+        if self.renderer.scene is not None:
+            self._put_camera(self.renderer.shot())
+
+    def stop_camera(self) -> None:
+        self._ease.stop()
+
+    def settle_camera(self) -> None:
+        """Finish a running camera ease at once (a screenshot, an export, a test)."""
+        if self._ease.state() == QVariantAnimation.State.Running:
+            self._ease.stop()
+            self._ease_frame(1.0)
 
     # -- stepping -------------------------------------------------------------------------------
     def timeline(self) -> Timeline | None:

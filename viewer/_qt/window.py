@@ -309,12 +309,17 @@ class MainWindow(QMainWindow):
 
     def export_view(self) -> export.View:
         """How the view shows the scene now, for an export that looks the same."""
+        self.replay.settle_camera()
         camera = self.plotter.camera
+        w, h = self.plotter.window_size
+        replaying = self.state.mode in ("solution", "search")
         return export.View(
             camera=self.plotter.camera_position,
             parallel_scale=camera.parallel_scale if camera.parallel_projection else None,
             inspect=self.handson.state,
             theme=self.theme,
+            follow=replaying and self.replay.following and not self.replay.user_moved(),
+            aspect=w / max(h, 1),
         )
 
     # -- rendering and camera ---------------------------------------------------------------------
@@ -330,7 +335,12 @@ class MainWindow(QMainWindow):
         return self.renders.pending
 
     def reset_camera(self) -> None:
-        self.renderer.frame_camera()
+        """Frame what is shown now; in Solution and Search the camera follows the steps again
+        (an orbit or zoom had stopped it: `replay.Replay.reframe`)."""
+        if self.state.mode in ("solution", "search"):
+            self.replay.reframe()
+        else:
+            self.renderer.frame_camera()
         self.plotter.render()
 
     def isometric_view(self) -> None:
@@ -343,6 +353,7 @@ class MainWindow(QMainWindow):
         # a label whose text just changed (the solution count) is laid out on the next event
         # loop pass; a grab does not wait for it, so lay out now or the text comes out cut
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
+        self.replay.settle_camera()
         self.plotter.render_still()
         return self.grab().save(str(path))
 
@@ -357,6 +368,7 @@ class MainWindow(QMainWindow):
         self.files.close_galleries()
         self.prefs.set_geometry(self.saveGeometry())
         self.replay.stop_fade()
+        self.replay.stop_camera()
         self.playback.pause()
         self.renders.cancel()
         self.handson.shutdown()
