@@ -257,11 +257,11 @@ def test_node_limit_gives_up_clearly() -> None:
 
 
 def test_replay_catches_a_bad_move() -> None:
-    from tessera.solvers.polycube.disassemble import Move
+    from tessera.solvers.polycube.movement import Move, direction_index
 
     pieces = corridor()
     good = disassemble(pieces)
-    bad = Disassembly("1", (Move((1,), (0, 2, 0), True),), (), complete=True)
+    bad = Disassembly("1", (Move((1,), direction_index("+y"), 2, removes=True),), (), complete=True)
     with pytest.raises(AssertionError):
         replay(pieces, bad)
     replay(pieces, good)

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from tessera.solvers.kernels import before_first_use
-from tessera.solvers.polycube.movement import DIRECTIONS, FREE, pack_cells
+from tessera.solvers.polycube.movement import FREE, Move, pack_cells
 
 DEFAULT_NODE_LIMIT = 1_000_000  # states per separation search (about 100 MB for 7 pieces)
 
@@ -43,23 +43,6 @@ _FOUND, _STUCK, _LIMIT = 0, 1, 2
 
 class NodeLimitReached(RuntimeError):
     """The search for one separation visited more states than allowed."""
-
-
-@dataclass(frozen=True)
-class Move:
-    """`pieces` (indices into the assembly) shift by `by`, which lies along one axis.
-
-    With `removes`, the group slides away for ever in the direction of `by` and its part splits
-    in two; `by` is then the shortest slide that takes it clear of the rest's bounding box, so
-    a replay can park it there.
-    """
-
-    pieces: tuple[int, ...]
-    by: tuple[int, int, int]
-    removes: bool = False
-
-    def as_dict(self) -> dict:
-        return {"pieces": list(self.pieces), "by": list(self.by), "removes": self.removes}
 
 
 @dataclass
@@ -578,19 +561,13 @@ class _Run:
         for s in path:
             m, d, k = int(mmask[s]), int(mdir[s]), int(mdist[s])
             moving = tuple(pieces[i] for i in range(len(pieces)) if m >> i & 1)
-            moves.append(Move(moving, tuple(int(v) * k for v in DIRECTIONS[d])))
+            moves.append(Move(moving, d, k))
         final = states[int(goal)].reshape(-1, 3).copy()
         mask = int(removed)
         inside = [i for i in range(len(pieces)) if mask >> i & 1]
         outside = [i for i in range(len(pieces)) if not mask >> i & 1]
         clear = _clearance(packed, starts, final, inside, outside, int(rdir))
-        moves.append(
-            Move(
-                tuple(pieces[i] for i in inside),
-                tuple(int(v) * clear for v in DIRECTIONS[int(rdir)]),
-                removes=True,
-            )
-        )
+        moves.append(Move(tuple(pieces[i] for i in inside), int(rdir), int(clear), removes=True))
         axis, sign = int(rdir) // 2, (1 if int(rdir) % 2 == 0 else -1)
         moved = final.copy()
         moved[inside, axis] += sign * clear

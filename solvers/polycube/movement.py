@@ -243,16 +243,20 @@ def movable_groups(clos, n, fixed, out):
 
 @dataclass(frozen=True)
 class Move:
-    """A group sliding along one axis.
+    """A group of pieces (indices into the assembly) sliding along one axis.
 
-    `distance` is the farthest it can go (`None`: it comes free, nothing stops it ever); any
-    distance from 1 up to that is a legal move.
+    Listed as a possibility (`possible_moves`), `distance` is the farthest it can go (`None`:
+    it comes free, nothing stops it ever); any distance from 1 up to that is a legal move. As
+    a step of a disassembly (`solvers.polycube.disassemble`), `distance` is how far it goes;
+    with `removes`, the group slides away for ever and its part splits in two, `distance` then
+    being the shortest slide that takes it clear of the rest's bounding box, so a replay can
+    park it there.
     """
 
     pieces: tuple[int, ...]
     direction: int  # index into DIRECTIONS
-
     distance: int | None
+    removes: bool = False
 
     @property
     def vector(self) -> tuple[int, int, int]:
@@ -261,6 +265,17 @@ class Move:
     @property
     def free(self) -> bool:
         return self.distance is None
+
+    @property
+    def by(self) -> tuple[int, int, int]:
+        """The shift the move makes (a step of a disassembly: its distance is known)."""
+        if self.distance is None:
+            raise ValueError("a free move has no single shift")
+        x, y, z = self.vector
+        return (x * self.distance, y * self.distance, z * self.distance)
+
+    def as_dict(self) -> dict:
+        return {"pieces": list(self.pieces), "by": list(self.by), "removes": self.removes}
 
 
 def _offsets(n: int, offsets) -> np.ndarray:

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tessera.solvers.polycube.disassemble import Disassembly, Move, Separation
-from tessera.solvers.polycube.movement import DIRECTION_NAMES, DIRECTIONS
+from tessera.solvers.polycube.disassemble import Disassembly, Separation
+from tessera.solvers.polycube.movement import DIRECTION_NAMES, DIRECTIONS, Move
 from tessera.viewer.scenes.base import ease
 
 GAP = 1  # empty cells left between two parts once one is out
