@@ -107,7 +107,10 @@ class _Shown:
         self.renderer = SceneRenderer(plotter)
         self.renderer.show(scene, step, frame=False)
         state = self.view.inspect
-        self.inspector = Inspector(self.renderer, state.copy()) if state is not None else None
+        self.inspector = None
+        if state is not None:
+            self.inspector = Inspector(self.renderer, state.copy())
+            self.inspector.peel = False  # this plotter draws with MSAA (see Inspector.peel)
         self.apply(step)
 
     @property

@@ -90,6 +90,10 @@ class Inspector:
         self._cells: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
         self._cuts: dict[str, tuple[tuple, object]] = {}
         self.translucent_guides = False  # e.g. a hint's ghost piece is on screen
+        #: Blend ghosts by depth peeling (the window's still frames); False: by
+        #: order-independent transparency, which an off-screen plotter with MSAA needs (peeling
+        #: with MSAA drops every translucent piece there, as it does on Mesa in the window).
+        self.peel = True
 
     def piece_keys(self) -> list[str]:
         return [k for k, s in self.renderer.specs.items() if s.role == "piece"]
@@ -240,6 +244,10 @@ class Inspector:
             return
         self._peeling = on
         plotter = self.renderer.plotter
+        if not self.peel:
+            if on:
+                plotter.renderer.SetUseOIT(True)
+            return
         if on:
             plotter.enable_depth_peeling(number_of_peels=6)
         else:
