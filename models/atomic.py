@@ -130,36 +130,30 @@ def _check_target(final: Path, want_dir: bool) -> None:
         raise FileExistsError(errno.EEXIST, "exists and is not a folder", str(final))
 
 
-class AtomicFile:
-    """A temporary sibling of `final` that becomes `final` on `commit`, or vanishes on `discard`.
-
-    `open()` creates the (empty) temporary file at once, so a missing folder, a folder that is
-    a file or a read-only folder fails there, before anything is computed."""
+class _Atomic:
+    """A temporary sibling of `final` that becomes `final` on `commit`, or vanishes on
+    `discard`: what a file and a folder written atomically share."""
 
     def __init__(self, final: str | Path) -> None:
         self.final = _resolve(final)
         self.tmp: Path | None = None
 
     def open(self) -> Path:
-        _check_target(self.final, want_dir=False)
-        sweep_leftovers(self.final)
-        tmp = self.final.parent / _hidden_name(self.final, _TMP, self.final.suffix)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
-        os.close(fd)
-        try:  # a replaced file keeps its permissions
-            os.chmod(tmp, stat.S_IMODE(os.stat(self.final).st_mode))
-        except OSError:
-            pass
-        self.tmp = tmp
-        return tmp
+        raise NotImplementedError
+
+    def _flush(self, tmp: Path) -> None:
+        raise NotImplementedError
+
+    def _swap_in(self) -> None:
+        raise NotImplementedError
 
     def commit(self) -> None:
-        """Flush the finished temporary file and rename it over the final path."""
+        """Flush the finished temporary sibling to disk and put it in place of `final`."""
         if self.tmp is None:
             raise RuntimeError("commit before open")
         try:
-            fsync_path(self.tmp)
-            os.replace(self.tmp, self.final)
+            self._flush(self.tmp)
+            self._swap_in()
         except BaseException:
             self.discard()
             raise
@@ -179,6 +173,33 @@ class AtomicFile:
             self.commit()
         else:
             self.discard()
+
+
+class AtomicFile(_Atomic):
+    """A file written whole or not at all.
+
+    `open()` creates the (empty) temporary file at once, so a missing folder, a folder that is
+    a file or a read-only folder fails there, before anything is computed."""
+
+    def open(self) -> Path:
+        _check_target(self.final, want_dir=False)
+        sweep_leftovers(self.final)
+        tmp = self.final.parent / _hidden_name(self.final, _TMP, self.final.suffix)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
+        os.close(fd)
+        try:  # a replaced file keeps its permissions
+            os.chmod(tmp, stat.S_IMODE(os.stat(self.final).st_mode))
+        except OSError:
+            pass
+        self.tmp = tmp
+        return tmp
+
+    def _flush(self, tmp: Path) -> None:
+        fsync_path(tmp)
+
+    def _swap_in(self) -> None:
+        assert self.tmp is not None
+        os.replace(self.tmp, self.final)
 
 
 def atomic_path(final: str | Path) -> AtomicFile:
@@ -224,7 +245,7 @@ def exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(b))
 
 
-class AtomicDir:
+class AtomicDir(_Atomic):
     """A temporary sibling folder that replaces `final` as a whole on `commit`.
 
     With no folder at `final`, one rename puts the new folder in place. With an old one, it is
@@ -232,10 +253,6 @@ class AtomicDir:
     Elsewhere it is renamed aside, the new one renamed in, and the old one deleted: a kill
     between those two renames leaves no folder at `final` (never a mix), and the next write puts
     the old one back if nothing replaced it (`sweep_leftovers`)."""
-
-    def __init__(self, final: str | Path) -> None:
-        self.final = _resolve(final)
-        self.tmp: Path | None = None
 
     def open(self) -> Path:
         _check_target(self.final, want_dir=True)
@@ -245,17 +262,8 @@ class AtomicDir:
         self.tmp = tmp
         return tmp
 
-    def commit(self) -> None:
-        if self.tmp is None:
-            raise RuntimeError("commit before open")
-        try:
-            _fsync_tree(self.tmp)
-            self._swap_in()
-        except BaseException:
-            self.discard()
-            raise
-        self.tmp = None
-        fsync_path(self.final.parent, directory=True)
+    def _flush(self, tmp: Path) -> None:
+        _fsync_tree(tmp)
 
     def _swap_in(self) -> None:
         assert self.tmp is not None
@@ -273,20 +281,6 @@ class AtomicDir:
             os.rename(old, self.final)
             raise
         _remove(old)
-
-    def discard(self) -> None:
-        if self.tmp is not None:
-            _remove(self.tmp)
-            self.tmp = None
-
-    def __enter__(self) -> Path:
-        return self.open()
-
-    def __exit__(self, kind, value, traceback) -> None:
-        if kind is None:
-            self.commit()
-        else:
-            self.discard()
 
 
 def atomic_dir(final: str | Path) -> AtomicDir:

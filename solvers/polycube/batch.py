@@ -129,6 +129,11 @@ def count_one(
             error=_one_line(f"internal error: {type(exc).__name__}: {exc}"),
             internal=True,
         )
+    return _counted(name, puzzle, counts, start)
+
+
+def _counted(name: str, puzzle: PolycubePuzzle, counts, start: float) -> BatchResult:
+    """A file's result from its counts (`ClassSearch.tally`), timed from `start`."""
     return BatchResult(
         name,
         counts.fixed,
@@ -234,14 +239,7 @@ def _count_single(path: str) -> BatchResult:
         counts = ClassSearch(puzzle).tally()
     except (PuzzleError, NoSolution) as exc:
         return BatchResult(path, seconds=time.perf_counter() - start, error=_one_line(exc))
-    return BatchResult(
-        path,
-        counts.fixed,
-        counts.up_to_rotation,
-        counts.up_to_symmetry,
-        time.perf_counter() - start,
-        warnings=list(puzzle.warnings),
-    )
+    return _counted(path, puzzle, counts, start)
 
 
 def _threaded(

@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -568,12 +569,7 @@ class ClassSearch(Search):
                 ]
             return total[0], total[1], total[2], bool(total[3])
         problem = self._task_problem(orbits)
-        search = problem.search()
-        with self._lock:
-            self._running.add(search)
-        if self.cancelled:
-            search.cancel()
-        try:
+        with self._tracked(problem, len(orbits or [None])) as search:
             if free:
                 size = orbits[0].size  # the same for every free orbit
                 try:
@@ -602,12 +598,22 @@ class ClassSearch(Search):
                 classes += 1
                 rot += 1 if mirror_fixed else doubles
             return fixed, classes, rot, search.cancelled and not search.done
+
+    @contextmanager
+    def _tracked(self, problem: PackingProblem, weight: int) -> Iterator[ExactCoverSearch]:
+        """The problem's search, stopped by `cancel()` while it runs; when it ends, its share
+        of the progress (`weight` orbits' worth) counts as done."""
+        search = problem.search()
+        with self._lock:
+            self._running.add(search)
+        if self.cancelled:
+            search.cancel()
+        try:
+            yield search
         finally:
             with self._lock:
                 self._running.discard(search)
-                self._progress_done += (1.0 if search.done else search.progress()) * len(
-                    orbits or [None]
-                )
+                self._progress_done += (1.0 if search.done else search.progress()) * weight
 
     @cached_property
     def _burnside_applies(self) -> bool:
@@ -633,19 +639,11 @@ class ClassSearch(Search):
         image (met in another placement of the orbit) are two."""
         doubles = 1 if self.group.mirror_is_trivial else 2
         problem = self._task_problem([orbit])
-        search = problem.search()
-        with self._lock:
-            self._running.add(search)
-        if self.cancelled:
-            search.cancel()
-        try:
-            n = search.count(on_progress=report)
-        except Cancelled as exc:
-            return orbit.size * exc.partial, exc.partial, doubles * exc.partial, True
-        finally:
-            with self._lock:
-                self._running.discard(search)
-                self._progress_done += 1.0 if search.done else search.progress()
+        with self._tracked(problem, 1) as search:
+            try:
+                n = search.count(on_progress=report)
+            except Cancelled as exc:
+                return orbit.size * exc.partial, exc.partial, doubles * exc.partial, True
         fixes = {
             id(h): n if id(h) in self.group.kernel else self._symmetric_count(problem, h)
             for h in orbit.stabiliser
