@@ -271,8 +271,3 @@ def _forked(files: list[str], workers: int) -> Iterator[BatchResult]:
         raise
     finally:
         pool.join()
-
-
-def batch_exit_code(results: Iterable[BatchResult]) -> int:
-    """What `tessera solve FILE... --count` exits with: 2 if any file was bad, else 0."""
-    return 2 if any(not r.ok for r in results) else 0
