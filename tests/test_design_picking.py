@@ -63,7 +63,7 @@ def aim(win, cell, built: set, k: int):
     return None
 
 
-def test_27_clicks_build_a_3x3x3_block_front_to_back(qtbot, design):
+def test_27_clicks_build_a_3x3x3_block_front_to_back(qtbot, design):  # noqa: F811
     win = design
     doc = win.design.doc
     editor = win.design.editor
