@@ -299,6 +299,7 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         source=str(path),
         warnings=warnings,
         colour_rules=_colour_rules(root, prob, path, pline),
+        equal_pieces_alike=False,  # BurrTools tells shapes of one form apart
     )
 
 

@@ -127,6 +127,11 @@ class PolycubePuzzle:
     warnings: list[str] = field(default_factory=list)
     kind: str = "polycube"
     colour_rules: ColourRules | None = None
+    #: Whether pieces of one shape under different names are one piece with copies (swapping
+    #: them is no new solution). BurrTools tells its shapes apart (three monocubes named
+    #: apart fill a row of three in 3 ways up to symmetry, `burrTxt` says), so its files
+    #: load with False and count as BurrTools does.
+    equal_pieces_alike: bool = True
     _placement_cache: dict[int, list[Placement]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )

@@ -19,18 +19,9 @@ NAMES = sorted(p.stem for p in CASES.glob("*.xmpuzzle"))
 #: Cases Tessera does not answer as BurrTools does yet, with why (strict: they fail today, so
 #: a fix shows up here as an unexpected pass and the entry comes out).
 KNOWN = {
-    # solvers/polycube/symmetry.py: two piece types of the same shape trip the class count's
-    # "a symmetry moved a row outside" assertion
-    "box06": "two piece types of one shape break the class count",
-    "group01": "two piece types of one shape break the class count",
-    "group02": "two piece types of one shape break the class count",
-    "group03": "two piece types of one shape break the class count",
-    "group04": "two piece types of one shape break the class count",
     # a symmetric piece coloured asymmetrically is still refused by the loader's check
     "colour05": "colour-distinguished turns are not counted yet",
     "colour08": "colour-distinguished turns are not counted yet",
-    # piece ranges with a whole-shape piece: Tessera counts 9 assemblies, BurrTools 5
-    "range06": "piece-range assemblies over-counted",
 }
 
 

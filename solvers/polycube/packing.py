@@ -87,7 +87,10 @@ class PlacementTable:
         self.orientation: list[np.ndarray] = []
         self.offset: list[np.ndarray] = []
         self._objects: dict[int, list[Placement]] = {}
+        self._rows_by_cells: dict[int, dict[tuple[int, ...], int]] = {}
         self._lock = threading.Lock()
+        #: per piece type, the first type of the same shape (see `equal_types`)
+        self.same = equal_types(puzzle)
         if self.n_cells == 0:
             for piece in puzzle.pieces:
                 self._add(np.zeros((0, piece.size), np.int64), np.zeros(0, np.int64), None)
@@ -154,6 +157,16 @@ class PlacementTable:
             tuple(int(v) for v in self.offset[piece][i]),  # type: ignore[arg-type]
             tuple(int(c) for c in self.cells[piece][i]),
         )
+
+    def find(self, piece: int, cells: Sequence[int]) -> Placement:
+        """The piece's placement that fills exactly these target cells (sorted): how a
+        placement found for one of several equal pieces is told as another's."""
+        with self._lock:
+            rows = self._rows_by_cells.get(piece)
+            if rows is None:
+                rows = {tuple(r): i for i, r in enumerate(self.cells[piece].tolist())}
+                self._rows_by_cells[piece] = rows
+        return self.placement(piece, rows[tuple(cells)])
 
     def placements(self, piece: int) -> list[Placement]:
         """Every row of a piece as `Placement`s (made once, on first use)."""
@@ -228,6 +241,21 @@ def _coloured_key(cells: np.ndarray, colours) -> tuple[int, ...]:
         tuple(shape.ravel().tolist()) + tuple(values.tolist())
         for shape, values in geometry.coloured_orientations(cells, colours)
     )
+
+
+def equal_types(puzzle: PolycubePuzzle) -> tuple[int, ...]:
+    """For each piece type, the first type with the same shape (colours included).
+
+    Two pieces of one shape under different names are one piece with two copies: swapping
+    them is no new solution. The matrix therefore has one column for all of them, hit as
+    often as their copies add up to; the names stay for display, and a solution hands its
+    placements of the shape out to them in order (`PackingProblem`). A puzzle read from
+    BurrTools tells its shapes apart (`PolycubePuzzle.equal_pieces_alike` false), as
+    BurrTools counts them: every type is then its own."""
+    if not puzzle.equal_pieces_alike:
+        return tuple(range(len(puzzle.pieces)))
+    first: dict[tuple[int, ...], int] = {}
+    return tuple(first.setdefault(piece_keys(p)[0], t) for t, p in enumerate(puzzle.pieces))
 
 
 def row_keys(ids: np.ndarray) -> np.ndarray:
@@ -350,8 +378,9 @@ class _LazyNames(Sequence[str]):
             if col >= 0:
                 kind = "cell" if i < n_req else "optional"
                 names[col] = f"{kind} {tuple(target.cells[i].tolist())}"
-        for t, col in self._types.items():
-            names[col] = f"piece {self._puzzle.pieces[t].name}"
+        for t, col in self._types.items():  # pieces of one shape share a column
+            name = self._puzzle.pieces[t].name
+            names[col] = f"{names[col]}/{name}" if names[col] else f"piece {name}"
         return names
 
     def __len__(self) -> int:
@@ -414,9 +443,19 @@ def _columns(
     # A piece type with a range (min..max copies) is a secondary column with a capacity:
     # hit at most `remaining` times and at least what its minimum still needs. The cells
     # alone decide the search; other types are primary, hit exactly `remaining` times.
-    live = [t for t in range(len(puzzle.pieces)) if remaining[t] > 0]
-    exact = [t for t in live if not puzzle.pieces[t].ranged]
-    capped = [t for t in live if puzzle.pieces[t].ranged]
+    # Pieces of one shape are one type (`equal_types`): its first piece stands for all of
+    # them, with their copies, minimums and ranges added up.
+    pieces, same = puzzle.pieces, table.same
+    left = [0] * len(pieces)
+    least = [0] * len(pieces)
+    ranged = [False] * len(pieces)
+    for t, piece in enumerate(pieces):
+        left[same[t]] += remaining[t]
+        least[same[t]] += max(0, piece.fewest - (piece.copies - remaining[t]))
+        ranged[same[t]] |= piece.ranged
+    live = [t for t in range(len(pieces)) if same[t] == t and left[t] > 0]
+    exact = [t for t in live if not ranged[t]]
+    capped = [t for t in live if ranged[t]]
     open_opt = n_req + np.flatnonzero(~used[n_req:])
     # A capped type that fits inside the optional cells alone could be placed after every
     # required cell is covered, which Algorithm X never does (it stops there). Then each
@@ -435,10 +474,12 @@ def _columns(
     multiplicity = np.ones(n_columns, np.int64)
     lower = np.zeros(n_columns, np.int64)
     for t in exact + capped:
-        multiplicity[type_col[t]] = remaining[t]
+        multiplicity[type_col[t]] = left[t]
     for t in capped:
-        placed = puzzle.pieces[t].copies - remaining[t]
-        lower[type_col[t]] = max(0, puzzle.pieces[t].fewest - placed)
+        lower[type_col[t]] = least[t]
+    # every piece of a shape names its type's column, so a symmetry's map of piece types
+    # lands on a column whichever of them it names
+    type_col.update({t: type_col[same[t]] for t in range(len(pieces)) if same[t] in type_col})
     empty_rows = col_of_cell[open_opt] if explicit else None
     return _Columns(
         col_of_cell, type_col, exact + capped, n_primary, n_columns, multiplicity, lower, empty_rows
@@ -517,6 +558,7 @@ class PackingProblem:
         row_ptr = np.zeros(n_rows + 1, np.int64)
         np.cumsum(lengths, out=row_ptr[1:])
         cols = np.concatenate(col_parts) if col_parts else np.zeros(0, np.int64)
+        self._table = table
         self.placements: Sequence[Placement] = _RowPlacements(table, blocks)
         self.fixed = tuple(fixed)
         #: The column of each target cell (-1 when a fixed piece fills it) and of each piece
@@ -541,7 +583,8 @@ class PackingProblem:
     def solution(self, rows: Sequence[int]) -> PolycubeSolution:
         cells = self.puzzle.target.cells
         real = [r for r in rows if r < self.n_placement_rows]  # not the "left empty" rows
-        chosen = list(self.fixed) + [self.placements[r] for r in real]
+        found = [self.placements[r] for r in real]
+        chosen = list(self.fixed) + _hand_out(self.puzzle, self._table, self.fixed, found)
         chosen.sort(key=lambda p: (p.piece, p.cells))
         return PolycubeSolution(
             tuple(PlacedPiece(p.piece, cells[list(p.cells)], p) for p in chosen)
@@ -559,6 +602,41 @@ class PackingProblem:
     def row_cells(self) -> list[np.ndarray]:
         cells = self.puzzle.target.cells
         return [cells[list(p.cells)] for p in self.placements]
+
+
+def _hand_out(
+    puzzle: PolycubePuzzle,
+    table: PlacementTable,
+    fixed: Sequence[Placement],
+    found: list[Placement],
+) -> list[Placement]:
+    """A solution's placements of a shape several pieces share (all found as its first
+    piece's, `equal_types`) handed out to those pieces: each first gets the copies its
+    minimum still needs, then the rest go in order up to each one's most copies."""
+    same = table.same
+    if all(same[t] == t for t in range(len(same))):
+        return found
+    room = [p.copies for p in puzzle.pieces]
+    for p in fixed:
+        room[p.piece] -= 1
+    need = [max(0, p.fewest - (p.copies - room[t])) for t, p in enumerate(puzzle.pieces)]
+    members: dict[int, list[int]] = {}
+    for t, r in enumerate(same):
+        members.setdefault(r, []).append(t)
+    out: list[Placement] = []
+    by_type: dict[int, list[Placement]] = {}
+    for p in sorted(found, key=lambda p: p.cells):
+        by_type.setdefault(p.piece, []).append(p)
+    for r, placed in by_type.items():
+        owners = members.get(r, [r])
+        if len(owners) == 1:
+            out.extend(placed)
+            continue
+        order = [t for t in owners for _ in range(need[t])]
+        order += [t for t in owners for _ in range(room[t] - need[t])]
+        for t, p in zip(order, placed, strict=False):
+            out.append(p if t == p.piece else table.find(t, p.cells))
+    return out
 
 
 def solutions(

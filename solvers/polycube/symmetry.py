@@ -42,6 +42,7 @@ from tessera.solvers.polycube.packing import (
     PackingProblem,
     PolycubeSolution,
     check_size,
+    equal_types,
     piece_keys,
     placement_table,
     row_keys,
@@ -109,8 +110,11 @@ class TargetGroup:
 
     def __init__(self, puzzle: PolycubePuzzle, mirrors: bool = True) -> None:
         self.puzzle = puzzle
-        mirror_types = self._mirror_types(puzzle)
-        identity_types = tuple(range(len(puzzle.pieces)))
+        # pieces of one shape are one type (`equal_types`): a symmetry's type map names the
+        # first piece of each shape, so swapping equal pieces never tells solutions apart
+        self.same = equal_types(puzzle)
+        mirror_types = self._mirror_types(puzzle, self.same)
+        identity_types = self.same
         use_mirrors = mirrors and mirror_types is not None
         affines, cell_maps, proper = _symmetries(puzzle, use_mirrors)
         self.cell_maps = cell_maps  # (order, cells): row g is element g's cell map
@@ -126,18 +130,36 @@ class TargetGroup:
         )
 
     @staticmethod
-    def _mirror_types(puzzle: PolycubePuzzle) -> tuple[int, ...] | None:
+    def _mirror_types(puzzle: PolycubePuzzle, same: tuple[int, ...]) -> tuple[int, ...] | None:
+        """Per piece type, the type its mirror image is, or None when some piece's mirror
+        image is not in the set as often. When equal pieces are one type (`equal_types`),
+        copies and minimums add up over the pieces of a shape, so two left-handed pieces
+        match one right-handed piece with two copies; when they are told apart (BurrTools'
+        files), the k-th piece of a shape pairs with the k-th of its mirror shape, and a
+        piece equal to its own mirror image stays itself."""
         keys = [piece_keys(p) for p in puzzle.pieces]
-        by_shape = {
-            (key[0], p.copies, p.fewest): t
-            for t, (p, key) in enumerate(zip(puzzle.pieces, keys, strict=True))
-        }
+        pieces = puzzle.pieces
+        by_shape: dict[tuple[int, ...], list[int]] = {}
+        for t, (key, _) in enumerate(keys):
+            by_shape.setdefault(key, []).append(t)
+
+        def amount(ts: list[int]) -> list[tuple[int, int]]:
+            if any(same[t] != t for t in ts):
+                return [(sum(pieces[t].copies for t in ts), sum(pieces[t].fewest for t in ts))]
+            return [(pieces[t].copies, pieces[t].fewest) for t in ts]
+
+        merged = any(same[t] != t for t in range(len(same)))
         out = []
-        for p, (_, mirror_key) in zip(puzzle.pieces, keys, strict=True):
-            t = by_shape.get((mirror_key, p.copies, p.fewest))
-            if t is None:
+        for t, (key, mirror_key) in enumerate(keys):
+            partners = by_shape.get(mirror_key)
+            if partners is None or amount(partners) != amount(by_shape[key]):
                 return None
-            out.append(t)
+            if merged:
+                out.append(same[partners[0]])
+            elif mirror_key == key:
+                out.append(t)
+            else:
+                out.append(partners[by_shape[key].index(t)])
         return tuple(out)
 
     @property
@@ -150,9 +172,9 @@ class TargetGroup:
         flat puzzle), so it fixes every solution and never makes two solutions alike."""
         n_cells = self.cell_maps.shape[1]
         n_types = self.type_maps.shape[1]
-        return (self.cell_maps == np.arange(n_cells)).all(axis=1) & (
-            self.type_maps == np.arange(n_types)
-        ).all(axis=1)
+        same = np.asarray(self.same, np.int64).reshape(n_types)
+        cells_kept = (self.cell_maps == np.arange(n_cells)).all(axis=1)
+        return cells_kept & (self.type_maps == same).all(axis=1)
 
     @cached_property
     def kernel(self) -> frozenset[int]:
@@ -189,7 +211,7 @@ class TargetGroup:
         """For a solution given as (piece type, cells) pairs: its canonical form under
         `elements` (equal to `canonical()`), and whether an improper element fixes it (then it
         is its own mirror image). One pass instead of `canonical()` plus `stabiliser()`."""
-        me = tuple(sorted(items))
+        me = tuple(sorted((self.same[t], cells) for t, cells in items))
         best = None
         mirror_fixed = False
         for g in elements:
@@ -207,7 +229,7 @@ class TargetGroup:
         for placed in solution.pieces:
             cells = placed.placement.cells
             if g is None:
-                items.append((placed.piece, cells))
+                items.append((self.same[placed.piece], cells))
             else:
                 items.append((g.type_map[placed.piece], self.image(g, cells)))
         return tuple(sorted(items))
@@ -395,10 +417,14 @@ def _anchor(group: TargetGroup) -> tuple[int, list[Orbit]] | None:
     """
     table = placement_table(group.puzzle)
     moving = ~group.is_kernel
+    shapes = np.bincount(np.asarray(group.same, np.int64), minlength=len(group.same))
     eligible = [
         t
         for t, piece in enumerate(group.puzzle.pieces)
-        if piece.copies == 1 and not piece.ranged and not (group.type_maps[:, t] != t).any()
+        if piece.copies == 1
+        and not piece.ranged
+        and shapes[t] == 1  # the only piece of its shape
+        and not (group.type_maps[:, t] != t).any()
     ]
     tables = _orbit_tables(group, eligible)
     scored = []
@@ -621,8 +647,10 @@ class ClassSearch(Search):
         every piece unique (so a column is never hit twice by one symmetric option) and few
         enough columns for one integer per option."""
         puzzle = self.puzzle
-        return all(p.copies == 1 and not p.ranged for p in puzzle.pieces) and (
-            len(puzzle.target.cells) + len(puzzle.pieces) <= 62
+        return (
+            all(p.copies == 1 and not p.ranged for p in puzzle.pieces)
+            and len(set(self.group.same)) == len(puzzle.pieces)
+            and len(puzzle.target.cells) + len(puzzle.pieces) <= 62
         )
 
     def _tally_by_burnside(
