@@ -28,7 +28,7 @@ from tessera.models.dice import (
     dump_dice,
 )
 from tessera.models.errors import NoSolution
-from tessera.solvers.dice import METHODS, DiceResult, DiceSearch, fold, solutions
+from tessera.solvers.dice import METHODS, DiceResult, DiceSearch, fold
 from tessera.solvers.dice_generate import MAX_DICE, generate
 from tessera.solvers.registry import load_puzzle
 
@@ -109,12 +109,43 @@ def run_solve(args: argparse.Namespace) -> int:
 
 def _solve(puzzle: DicePuzzle, method: str) -> DiceResult:
     if method != "search":
-        return fold(puzzle, solutions(puzzle, method))
+        return _solve_graph(puzzle, method)
     search = DiceSearch(puzzle)
     with Interruptible(search, f"searching {puzzle.n} dice") as run:
         result = fold(puzzle, search.solutions(run.progress))
     if run.interrupted:
         raise KeyboardInterrupt  # a partial fold would list wrong classes: say so, exit 130
+    return result
+
+
+def _solve_graph(puzzle: DicePuzzle, method: str) -> DiceResult:
+    """The graph method with a progress line (raw solutions so far) and Ctrl-C: it stops
+    the search, says how far it got, and exits 130 (a partial fold could name a class by a
+    stack that is not its smallest, so no list is printed)."""
+    import threading
+
+    from tessera.solvers import dice as dice_solver
+    from tessera.solvers.search_control import Cancellable
+
+    event = threading.Event()
+    stop = Cancellable(event)
+    seen = 0
+
+    def counted():
+        nonlocal seen
+        for stack in dice_solver.solutions(puzzle, method, cancel=event):
+            seen += 1
+            run.bar.update(0.0, f"{seen} raw solutions so far")
+            yield stack
+
+    with Interruptible(stop, f"solving {puzzle.n} dice") as run:
+        result = fold(puzzle, counted())
+    if stop.cancelled:
+        print(
+            f"interrupted: {seen} raw solutions, {len(result.distinct)} distinct so far (partial)",
+            file=sys.stderr,
+        )
+        raise KeyboardInterrupt
     return result
 
 

@@ -127,3 +127,30 @@ def test_installed_command_runs_and_reports_errors_without_traceback(tmp_path):
     run = subprocess.run([str(TESSERA), "dice", "solve", str(bad)], capture_output=True, text=True)
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+
+
+def test_ctrl_c_during_a_graph_solve_says_how_far_it_got(capsys, monkeypatch):
+    """A long graph search (26 dice can take a minute) stops on Ctrl-C with a line that says
+    how many raw solutions it had found, and exit 130; the search is asked to stop, not
+    killed."""
+    import os
+    import signal
+
+    from tessera.solvers import dice as dice_solver
+
+    real = dice_solver.solutions
+    asked_to_stop = []
+
+    def slow(puzzle, method="graph", *, cancel=None):
+        found = list(real(puzzle, method))
+        yield from found  # the real solutions first
+        os.kill(os.getpid(), signal.SIGINT)  # then a person presses Ctrl-C
+        while not cancel.is_set():  # and the search runs on until it notices
+            yield found[0]
+        asked_to_stop.append(True)
+
+    monkeypatch.setattr(dice_solver, "solutions", slow)
+    assert main(["dice", "solve", "dice-five"]) == 130
+    err = capsys.readouterr().err
+    assert asked_to_stop == [True]
+    assert "interrupted: " in err and "raw solutions" in err and "(partial)" in err
