@@ -177,7 +177,11 @@ def _scene(args: argparse.Namespace, mode: str):
     family = load(args.puzzle)
     if mode == "search":
         return family, build_scene(family, None, "search", family.trace())
-    return family, build_scene(family, family.solution(args.solution - 1), "solution")
+    solution = family.solution(args.solution - 1)
+    note = getattr(solution, "not_analysed", "")
+    if note:  # shown as assembled, and said so (more pieces than the movement analysis takes)
+        print(f"tessera: {note}", file=sys.stderr)
+    return family, build_scene(family, solution, "solution")
 
 
 def _check_out(out: str, suffixes: tuple[str, ...]) -> Path:

@@ -18,7 +18,14 @@ import numpy as np
 from tessera.models import geometry
 from tessera.models.colours import ColourRules, voxel_colours_fit
 from tessera.models.errors import PuzzleError, printable
-from tessera.models.fileformat import check_keys, check_kind, line_of, parse_document, read_text
+from tessera.models.fileformat import (
+    check_keys,
+    check_kind,
+    key_lines,
+    line_of,
+    parse_document,
+    read_text,
+)
 
 #: Piece colours used when a file gives none: distinct, readable on white and on dark grey.
 PALETTE = (
@@ -193,12 +200,12 @@ class PolycubePuzzle:
 
 
 def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
+    """The plain loop the solver's placement table is checked against. Offsets are those
+    that put the orientation's first cell on a target cell (no grid of the bounding box: a
+    target of two cells far apart would make it huge), tried in x, y, z order."""
     target = puzzle.target
-    lo, hi = target.bounds
-    grid_shape = tuple((hi - lo + 1).tolist())
-    occupied = np.full(grid_shape, -1, np.int64)
-    rel = target.cells - lo
-    occupied[rel[:, 0], rel[:, 1], rel[:, 2]] = np.arange(len(rel))
+    index = target.index
+    cells_list = target.cells.tolist()
     out: list[Placement] = []
     seen: set[tuple[int, ...]] = set()
     colours = puzzle.colour_fit(piece_index)
@@ -208,26 +215,23 @@ def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
     else:
         shapes = geometry.coloured_orientations(piece.cells, colours[1])
     for o, (shape, shape_colours) in enumerate(shapes):
-        extent = shape.max(axis=0)
-        if np.any(extent >= np.array(grid_shape)):
-            continue
-        ranges = [range(grid_shape[a] - extent[a]) for a in range(3)]
-        for dx in ranges[0]:
-            for dy in ranges[1]:
-                for dz in ranges[2]:
-                    ids = occupied[shape[:, 0] + dx, shape[:, 1] + dy, shape[:, 2] + dz]
-                    if (ids < 0).any():
-                        continue
-                    if colours is not None and not voxel_colours_fit(
-                        puzzle.colour_rules, shape_colours, colours[0][ids]
-                    ):
-                        continue
-                    cells = tuple(sorted(ids.tolist()))
-                    if cells in seen:
-                        continue
-                    seen.add(cells)
-                    offset = (int(dx + lo[0]), int(dy + lo[1]), int(dz + lo[2]))
-                    out.append(Placement(piece_index, o, offset, cells))
+        rel = shape.tolist()
+        first = rel[0]
+        offsets = sorted({(x - first[0], y - first[1], z - first[2]) for x, y, z in cells_list})
+        for dx, dy, dz in offsets:
+            found = [index.get((x + dx, y + dy, z + dz)) for x, y, z in rel]
+            if None in found:
+                continue
+            ids = np.array(found, np.int64)
+            if colours is not None and not voxel_colours_fit(
+                puzzle.colour_rules, shape_colours, colours[0][ids]
+            ):
+                continue
+            cells = tuple(sorted(found))  # type: ignore[type-var]
+            if cells in seen:
+                continue
+            seen.add(cells)
+            out.append(Placement(piece_index, o, (dx, dy, dz), cells))  # type: ignore[arg-type]
     return out
 
 
@@ -255,6 +259,9 @@ MAX_COLOUR = 999
 #: Coordinates beyond this are refused: no real puzzle is that large, and the solver sizes its
 #: grids by the bounding box (numpy's int64 would overflow long before memory ran out).
 MAX_COORDINATE = 10_000
+#: The most cells a shape, or all the pieces with their copies, may have: past this nothing
+#: can be searched, and refusing costs less than reading on.
+MAX_CELLS = 1_000_000
 PIECE_KEYS = {
     "cells", "layers", "copies", "min", "max", "group", "color", "colour", "voxel_colours",
 }  # fmt: skip
@@ -327,8 +334,10 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
         )
     warnings: list[str] = []
     pieces = []
+    lines = key_lines(text)  # one pass: thousands of pieces must not reread the file each
+    total = 0
     for pname, table in raw_pieces.items():
-        pline = line_of(text, f"pieces.{pname}") or line_of(text, pname)
+        pline = lines.get(f"pieces.{pname}") or lines.get(str(pname))
         if not isinstance(table, dict):
             raise PuzzleError(f"piece '{pname}' must be a table", path, pline)
         check_keys(table, PIECE_KEYS, f"piece '{pname}'", text, path)
@@ -336,6 +345,13 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
         if len(cells) == 0:
             raise PuzzleError(f"piece '{pname}' has no cells", path, pline)
         copies, fewest = _read_copies(table, str(pname), text, path, pline)
+        total += len(cells) * copies
+        if total > MAX_CELLS:
+            raise PuzzleError(
+                f"the pieces have more than {MAX_CELLS:,} cells in all (copies counted)",
+                path,
+                pline,
+            )
         group = table.get("group", 0)
         if not _is_count(group):
             raise PuzzleError(
@@ -482,6 +498,8 @@ def _read_shape(table, what, text, path, line, allow_optional):
 def _read_cell_list(value, what, text, path, line) -> np.ndarray:
     if not isinstance(value, list):
         raise PuzzleError(f"{what}: cells must be a list of [x, y, z]", path, line)
+    if len(value) > MAX_CELLS:
+        raise PuzzleError(f"{what}: more than {MAX_CELLS:,} cells", path, line)
     seen: set[tuple[int, ...]] = set()
     out = []
     for cell in value:
@@ -530,6 +548,8 @@ def _read_layers(layers, what, text, path, line, allow_optional):
         raise PuzzleError(
             f"{what}: layers must be a list of layers, each a list of rows", path, line
         )
+    if sum(len(row) for layer in layers for row in layer if isinstance(row, str)) > MAX_CELLS:
+        raise PuzzleError(f"{what}: layers of more than {MAX_CELLS:,} places", path, line)
     required, optional = [], []
     for z, layer in enumerate(layers):
         for y, row in enumerate(layer):

@@ -154,3 +154,170 @@ def test_duplicate_names_from_the_command_line(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)
     assert (counts["fixed"], counts["up_to_rotation"], counts["up_to_symmetry"]) == (2, 1, 1)
+
+
+# -- F1: cells far apart --------------------------------------------------------------------
+
+
+def far_text(far: list[int]) -> str:
+    return puzzle_text(
+        {"A": ([[0, 0, 0]], {}), "B": ([[0, 0, 0], [0, 0, 1]], {})},
+        [[0, 0, 0], far, [far[0], far[1], far[2] + 1]],
+    )
+
+
+@pytest.mark.parametrize("far", [[0, 1000, 0], [1000, 1000, 1000], [-10000, 10000, 9999]])
+def test_cells_far_apart_count_in_little_memory(tmp_path, far) -> None:
+    path = tmp_path / "far.toml"
+    path.write_text(far_text(far))
+    done = run_cli("solve", str(path), "--count", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["fixed"] == 1
+    assert child_peak_kib() < MAX_RSS_KIB
+
+
+def test_a_piece_far_apart_in_its_own_target(tmp_path) -> None:
+    path = tmp_path / "far.toml"
+    cells = [[0, 0, 0], [0, 1000, 0]]
+    path.write_text(puzzle_text({"A": (cells, {})}, cells))
+    done = run_cli("solve", str(path), "--count", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["fixed"] == 1
+    assert child_peak_kib() < MAX_RSS_KIB
+
+
+def test_render_of_pieces_far_apart_says_the_movement_is_not_analysed(tmp_path) -> None:
+    path = tmp_path / "far.toml"
+    path.write_text(far_text([1000, 1000, 1000]))
+    done = run_cli("render", str(path), "--out", str(tmp_path / "far.png"), "--size", "64x48")
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "not analysed" in line]
+    assert len(said) == 1 and "Traceback" not in done.stderr
+    assert (tmp_path / "far.png").stat().st_size > 0
+    assert child_peak_kib() < MAX_RSS_KIB
+
+
+def sources() -> list[Path]:
+    from tessera.models.assets import builtin_puzzles
+
+    fixtures = Path(__file__).parent / "fixtures" / "burrtools"
+    builtin = [p for p in builtin_puzzles().values() if p.suffix in (".toml", ".xmpuzzle")]
+    return sorted(builtin) + sorted(fixtures.glob("*.xmpuzzle"))
+
+
+def test_sparse_placements_equal_the_dense_grid_and_the_plain_loop(monkeypatch) -> None:
+    from tessera.models.burrtools import load_xmpuzzle
+    from tessera.models.errors import PuzzleError
+    from tessera.models.polycube import load_polycube
+    from tessera.solvers.polycube import packing
+
+    checked = 0
+    for path in sources():
+        try:
+            puzzle = (load_xmpuzzle if path.suffix == ".xmpuzzle" else load_polycube)(path)
+        except (PuzzleError, ValueError):
+            continue  # not a polycube file, or a multi-problem one
+        if len(puzzle.target.cells) > 1000:
+            continue
+        dense = packing.PlacementTable(puzzle)
+        with monkeypatch.context() as m:
+            m.setattr(packing, "DENSE_CELLS", 0)
+            m.setattr(packing, "DENSE_PER_CELL", 0)
+            sparse = packing.PlacementTable(puzzle)
+        for t in range(len(puzzle.pieces)):
+            assert np.array_equal(dense.cells[t], sparse.cells[t]), (path, t)
+            assert np.array_equal(dense.orientation[t], sparse.orientation[t]), (path, t)
+            assert np.array_equal(dense.offset[t], sparse.offset[t]), (path, t)
+            plain = puzzle.placements(t)
+            assert [p.cells for p in plain] == [tuple(r) for r in dense.cells[t].tolist()]
+            assert [p.offset for p in plain] == [tuple(r) for r in dense.offset[t].tolist()]
+        checked += 1
+    assert checked >= 30
+
+
+@pytest.mark.parametrize(
+    ("text", "words", "line"),
+    [
+        (
+            'kind = "polycube"\n[pieces.A]\ncells = [[0, 0, 0], [0, 10001, 0]]\n'
+            "[target]\ncells = [[0, 0, 0]]\n",
+            "beyond",
+            3,
+        ),
+        (
+            'kind = "polycube"\n[pieces.A]\nlayers = [["' + "#" * 1_000_001 + '"]]\n'
+            "[target]\ncells = [[0, 0, 0]]\n",
+            "more than 1,000,000",
+            2,
+        ),
+        (
+            'kind = "polycube"\n[pieces.A]\ncells = [[0, 0, 0], [1, 0, 0]]\ncopies = 600000\n'
+            "[target]\ncells = [[0, 0, 0]]\n",
+            "more than 1,000,000 cells",
+            2,
+        ),
+    ],
+)
+def test_absurd_sizes_are_one_line_and_exit_2(tmp_path, text, words, line) -> None:
+    path = tmp_path / "absurd.toml"
+    path.write_text(text)
+    done = run_cli("solve", str(path), "--count")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], done.stderr
+    assert f"{path}:{line}:" in lines[0]
+    assert child_peak_kib() < MAX_RSS_KIB
+
+
+# -- F3: loading is linear ------------------------------------------------------------------
+
+
+def test_many_pieces_read_the_file_for_lines_once(tmp_path, monkeypatch) -> None:
+    from tessera.models import fileformat, polycube
+
+    n = 2000
+    lines = ['kind = "polycube"']
+    for i in range(n):
+        lines += [f"[pieces.P{i}]", "cells = [[0, 0, 0]]"]
+    lines += ["[target]", "cells = [" + ", ".join(f"[{i}, 0, 0]" for i in range(n)) + "]"]
+    path = tmp_path / "many.toml"
+    path.write_text("\n".join(lines) + "\n")
+    scans = []
+    real_key_lines, real_line_of = fileformat.key_lines, fileformat.line_of
+    monkeypatch.setattr(polycube, "key_lines", lambda text: scans.append(1) or real_key_lines(text))
+    monkeypatch.setattr(
+        polycube, "line_of", lambda *a, **k: scans.append(1) or real_line_of(*a, **k)
+    )
+    puzzle = polycube.load_polycube(path)
+    assert len(puzzle.pieces) == n
+    assert len(scans) <= 3  # one index of the lines, the target's line: not one per piece
+    from tessera.solvers.polycube.symmetry import ClassSearch
+
+    assert ClassSearch(puzzle).tally().as_dict()["fixed"] == 1  # n equal pieces: one way
+
+
+# -- F4: more pieces than the movement analysis takes ---------------------------------------
+
+
+def test_render_of_70_pieces_shows_the_assembly(tmp_path) -> None:
+    path = tmp_path / "row.toml"
+    path.write_text(puzzle_text({f"P{i}": (MONO, {}) for i in range(70)}, box(70, 1, 1)))
+    done = run_cli("render", str(path), "--out", str(tmp_path / "row.png"), "--size", "64x48")
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "not analysed" in line]
+    assert said == [
+        "tessera: the movement is not analysed: at most 62 pieces can be, this assembly has 70"
+    ]
+    assert "Traceback" not in done.stderr
+    assert (tmp_path / "row.png").stat().st_size > 0
+
+
+def test_disassembling_70_pieces_is_refused_in_one_line(tmp_path) -> None:
+    path = tmp_path / "row.toml"
+    path.write_text(puzzle_text({f"P{i}": (MONO, {}) for i in range(70)}, box(70, 1, 1)))
+    done = run_cli("solve", str(path), "--disassemble")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "tessera: error: the movement is not analysed: at most 62 pieces can be, this "
+        "assembly has 70"
+    ]

@@ -26,7 +26,7 @@ import numpy as np
 
 from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.polycube.disassemble import DEFAULT_NODE_LIMIT, Disassembly, disassemble
-from tessera.solvers.polycube.movement import FREE, distance_matrix
+from tessera.solvers.polycube.movement import FREE, MovementLimit, distance_matrix
 from tessera.solvers.polycube.packing import PolycubeSolution
 
 #: The level of an assembly the straight plan builds: one move splits every part.
@@ -42,6 +42,14 @@ class InterlockedSolution(PolycubeSolution):
 
     disassembly: Disassembly | None = None
     assembly: int = 0
+
+
+@dataclass(frozen=True)
+class UnanalysedSolution(PolycubeSolution):
+    """An assembly whose movement is past the analysis's limits (`MovementLimit`): shown as
+    it is, with `not_analysed` saying why in one line."""
+
+    not_analysed: str = ""
 
 
 def piece_groups(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> list[int]:
@@ -80,6 +88,8 @@ def disassembly_of(
     The result may say `complete=False` (it does not come apart, or `gave_up`)."""
     if isinstance(solution, InterlockedSolution) and solution.disassembly is not None:
         return solution.disassembly
+    if isinstance(solution, UnanalysedSolution):
+        return None  # past the movement analysis: shown by the plan, as assembled
     cells = [p.cells for p in solution.pieces]
     if plan_assembles(cells):
         return None
@@ -97,7 +107,10 @@ def analyse(
     interlocks and does not (or the node limit gave up): then it is no solution."""
     if len(solution.pieces) < 2:  # nothing to take apart: an assembly, not a solution
         return None
-    result = disassembly_of(puzzle, solution, node_limit)
+    try:
+        result = disassembly_of(puzzle, solution, node_limit)
+    except MovementLimit as exc:
+        return UnanalysedSolution(solution.pieces, str(exc))
     if result is None:
         return solution
     if not result.complete:

@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from tessera.models.errors import PuzzleError
+
 # the six directions, index d: axis d // 2, sign + for even d
 DIRECTIONS: tuple[tuple[int, int, int], ...] = (
     (1, 0, 0),
@@ -53,6 +55,15 @@ DIRECTIONS: tuple[tuple[int, int, int], ...] = (
 DIRECTION_NAMES: tuple[str, ...] = ("+x", "-x", "+y", "-y", "+z", "-z")
 FREE = np.int32(1 << 30)  # "never touches" in a distance matrix
 MAX_PIECES = 62  # groups are bit masks in an int64
+#: The kernels keep the pieces' occupancy in a grid of their bounding box; a box larger than
+#: this (pieces with cells far apart) is not analysed.
+MAX_BOX_CELLS = 1 << 24
+
+
+class MovementLimit(PuzzleError):
+    """The assembly is past what the movement analysis handles (too many pieces, or spread
+    over too large a box): the window, render and animate show it unanalysed and say so in
+    one line; a command that asked for the disassembly is refused with it (exit 2)."""
 
 
 def direction_index(direction: str | Sequence[int] | int) -> int:
@@ -73,13 +84,23 @@ def pack_cells(cells_by_piece: Sequence[Iterable]) -> tuple[np.ndarray, np.ndarr
     """All pieces' cells in one int32 array plus start indices (the kernels' layout)."""
     arrays = [np.asarray(c, np.int64).reshape(-1, 3) for c in cells_by_piece]
     if len(arrays) > MAX_PIECES:
-        raise ValueError(f"at most {MAX_PIECES} pieces can be analysed, got {len(arrays)}")
+        raise MovementLimit(
+            f"the movement is not analysed: at most {MAX_PIECES} pieces can be, this "
+            f"assembly has {len(arrays)}"
+        )
     for k, a in enumerate(arrays):
         if len(a) == 0:
             raise ValueError(f"piece {k} has no cells")
     starts = np.zeros(len(arrays) + 1, np.int64)
     starts[1:] = np.cumsum([len(a) for a in arrays])
     cells = np.vstack(arrays).astype(np.int32) if arrays else np.zeros((0, 3), np.int32)
+    if len(cells):
+        box = int(np.prod((cells.max(axis=0) - cells.min(axis=0) + 1).astype(object)))
+        if box > MAX_BOX_CELLS:
+            raise MovementLimit(
+                f"the movement is not analysed: the pieces spread over a box of {box:,} cells "
+                f"(at most {MAX_BOX_CELLS:,} can be)"
+            )
     return cells, starts
 
 

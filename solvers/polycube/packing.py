@@ -71,6 +71,85 @@ def _fits_probed(
     return ids, np.concatenate(o_parts), np.concatenate(k_parts)
 
 
+#: A padded grid larger than this many cells, and than DENSE_PER_CELL per target cell, is
+#: not built: placements are then found by looking cells up in the target's sorted keys.
+DENSE_CELLS = 1 << 20
+DENSE_PER_CELL = 96
+
+
+class _DenseFits:
+    """Placements found in the target's grid, padded by the largest piece, so every offset
+    of every orientation is looked up at once (cells outside the target read -1): the fast
+    way while the target fills a fair share of its bounding box."""
+
+    def __init__(self, cells: np.ndarray, lo: np.ndarray, shape: np.ndarray, pad: int) -> None:
+        occupied = np.full(tuple((shape + pad).tolist()), -1, np.int64)
+        rel = cells - lo
+        occupied[rel[:, 0], rel[:, 1], rel[:, 2]] = np.arange(len(cells))
+        self.offsets = np.indices(tuple(shape.tolist())).reshape(3, -1).T  # x, then y, then z
+        self.strides = np.array([occupied.shape[1] * occupied.shape[2], occupied.shape[2], 1])
+        self.flat = occupied.ravel()
+        self.base = self.offsets @ self.strides  # where each offset starts in the flat grid
+        self.lo = lo
+
+    def fits(self, shapes: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+        """(first orientation, cell ids, orientation index from it, offset) per chunk of
+        orientations, orientation-major and offsets in x, y, z order."""
+        n_orient, size = shapes.shape[:2]
+        steps = shapes @ self.strides  # (orientations, size): each cell's step from its offset
+        base, flat = self.base, self.flat
+        # orientation by orientation when the whole block would be large
+        chunk = max(1, (1 << 22) // max(len(base) * size, 1))
+        for o0 in range(0, n_orient, chunk):
+            if size > PROBE_CELLS:
+                fit, o_idx, k_idx = _fits_probed(flat, base, steps[o0 : o0 + chunk])
+            else:
+                ids = flat[base[None, :, None] + steps[o0 : o0 + chunk, None, :]]
+                o_idx, k_idx = np.nonzero((ids >= 0).all(axis=2))  # orientation-major
+                fit = ids[o_idx, k_idx]
+            yield o0, fit, o_idx, self.offsets[k_idx] + self.lo
+
+
+class _SparseFits:
+    """Placements found without a grid: each orientation's first cell is anchored on every
+    target cell and the other cells are looked up, PROBE_CELLS at a time, in the target's
+    sorted cell keys. Memory and time grow with (target cells × orientations × piece size),
+    whatever the bounding box."""
+
+    def __init__(self, cells: np.ndarray, lo: np.ndarray, shape: np.ndarray, pad: int) -> None:
+        self.cells = cells
+        # coordinates shifted so that every looked-up cell is ≥ 0: a key is then unique, and
+        # ordered as (x, y, z)
+        self.shift = pad - lo
+        self.dims = shape + 2 * pad
+        keys = self._key(cells)
+        self.order = np.argsort(keys, kind="stable")
+        self.keys = keys[self.order]
+
+    def _key(self, points: np.ndarray) -> np.ndarray:
+        p = points + self.shift
+        return (p[..., 0] * self.dims[1] + p[..., 1]) * self.dims[2] + p[..., 2]
+
+    def fits(self, shapes: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+        """As `_DenseFits.fits`, one orientation at a time."""
+        keys, last = self.keys, len(self.keys) - 1
+        for o, cells in enumerate(shapes):
+            offs = self.cells - cells[0]  # one offset per target cell holding the first cell
+            alive = np.arange(len(offs))
+            found = np.empty((len(offs), len(cells)), np.int64)
+            for c0 in range(0, len(cells), PROBE_CELLS):
+                part = cells[c0 : c0 + PROBE_CELLS]
+                probe = self._key(offs[alive][:, None, :] + part[None, :, :])
+                pos = np.minimum(np.searchsorted(keys, probe), last)
+                ok = (keys[pos] == probe).all(axis=1)
+                alive = alive[ok]
+                found[alive, c0 : c0 + len(part)] = self.order[pos[ok]]
+                if not len(alive):
+                    break
+            alive = alive[np.argsort(self._key(offs[alive]), kind="stable")]  # x, y, z order
+            yield o, found[alive], np.zeros(len(alive), np.int64), offs[alive]
+
+
 class PlacementTable:
     """Every placement of every piece of a puzzle as arrays, in the order of
     `PolycubePuzzle.placements` (orientation, then offset x, y, z), so row i of piece t *is*
@@ -97,44 +176,39 @@ class PlacementTable:
             return
         lo, hi = target.bounds
         shape = (hi - lo + 1).astype(np.int64)
-        # the grid padded by the largest piece, so every offset of every orientation can be
-        # looked up at once: cells outside the target read -1
         pad = max((p.cells.max(initial=0) for p in puzzle.pieces), default=0) + 1
-        occupied = np.full(tuple((shape + pad).tolist()), -1, np.int64)
-        rel = target.cells - lo
-        occupied[rel[:, 0], rel[:, 1], rel[:, 2]] = np.arange(self.n_cells)
-        offsets = np.indices(tuple(shape.tolist())).reshape(3, -1).T  # x, then y, then z
-        strides = np.array([occupied.shape[1] * occupied.shape[2], occupied.shape[2], 1])
-        flat = occupied.ravel()
-        base = offsets @ strides  # where each offset starts in the flat padded grid
+        dense = int(np.prod((shape + pad).astype(object)))  # Python ints: never overflows
+        if dense > max(DENSE_CELLS, DENSE_PER_CELL * self.n_cells):
+            # cells far apart: a padded grid would be mostly empty (a two-cell piece a
+            # thousand cells long made 8 GB of it), so look each cell up among the target's
+            fits = _SparseFits(target.cells, lo, shape, pad).fits
+        else:
+            fits = _DenseFits(target.cells, lo, shape, pad).fits
+        coloured = puzzle.coloured
+        done: dict[bytes, int] = {}  # pieces with the very same cells share their rows
         for t, piece in enumerate(puzzle.pieces):
-            colours = puzzle.colour_fit(t)
+            colours = puzzle.colour_fit(t) if coloured else None
+            same_cells = np.asarray(piece.cells, np.int64).tobytes()
+            twin = None if coloured else done.setdefault(same_cells, t)
+            if twin is not None and twin != t:
+                self._add(self.cells[twin], self.orientation[twin], self.offset[twin])
+                continue
             if colours is None:
                 shapes = piece_orientations(piece)  # (orientations, size, 3)
             else:
                 turned = geometry.coloured_orientations(piece.cells, colours[1])
                 shapes = np.stack([shape for shape, _ in turned])
                 shape_colours = np.stack([values for _, values in turned])
-            n_orient, size = shapes.shape[:2]
-            steps = shapes @ strides  # (orientations, size): each cell's step from its offset
-            # orientation by orientation when the whole block would be large
-            chunk = max(1, (1 << 22) // max(len(base) * size, 1))
             ids_parts, orient_parts, off_parts = [], [], []
-            for o0 in range(0, n_orient, chunk):
-                if size > PROBE_CELLS:
-                    fit, o_idx, k_idx = _fits_probed(flat, base, steps[o0 : o0 + chunk])
-                else:
-                    ids = flat[base[None, :, None] + steps[o0 : o0 + chunk, None, :]]
-                    o_idx, k_idx = np.nonzero((ids >= 0).all(axis=2))  # orientation-major
-                    fit = ids[o_idx, k_idx]
+            for o0, fit, o_idx, offs in fits(shapes):
                 if colours is not None:  # every voxel's colour may go where it lands
                     keep = voxel_colours_fit(
                         puzzle.colour_rules, shape_colours[o0 + o_idx], colours[0][fit]
                     )
-                    fit, o_idx, k_idx = fit[keep], o_idx[keep], k_idx[keep]
+                    fit, o_idx, offs = fit[keep], o_idx[keep], offs[keep]
                 ids_parts.append(fit)
                 orient_parts.append(o_idx + o0)
-                off_parts.append(offsets[k_idx] + lo)
+                off_parts.append(offs)
             # Distinct orientations never fill the same cells (the cells are the shape, up to
             # translation), so unlike the model's loop nothing needs deduplicating here.
             ids = np.sort(np.concatenate(ids_parts), axis=1)

@@ -143,16 +143,17 @@ class TargetGroup:
         for t, (key, _) in enumerate(keys):
             by_shape.setdefault(key, []).append(t)
 
-        def amount(ts: list[int]) -> list[tuple[int, int]]:
-            if any(same[t] != t for t in ts):
-                return [(sum(pieces[t].copies for t in ts), sum(pieces[t].fewest for t in ts))]
-            return [(pieces[t].copies, pieces[t].fewest) for t in ts]
-
         merged = any(same[t] != t for t in range(len(same)))
+        amounts = {
+            key: [(sum(pieces[t].copies for t in ts), sum(pieces[t].fewest for t in ts))]
+            if merged
+            else [(pieces[t].copies, pieces[t].fewest) for t in ts]
+            for key, ts in by_shape.items()
+        }
         out = []
         for t, (key, mirror_key) in enumerate(keys):
             partners = by_shape.get(mirror_key)
-            if partners is None or amount(partners) != amount(by_shape[key]):
+            if partners is None or amounts[mirror_key] != amounts[key]:
                 return None
             if merged:
                 out.append(same[partners[0]])
@@ -266,13 +267,20 @@ def _symmetries(
     images = moved + offsets[:, None, :]
     inside = ((images <= hi).all(axis=2)).all(axis=1)
     # a cell label per figure cell: target index, then n + k for pre-placed piece k
-    grid = np.full(tuple((hi - lo + 1).tolist()), -1, np.int64)
-    labels = np.arange(len(whole))
-    rel = whole - lo
-    grid[rel[:, 0], rel[:, 1], rel[:, 2]] = labels
+    # looked up among the figure's sorted cell keys, never in a grid of its bounding box (a
+    # figure of two cells far apart would make that grid huge)
+    dims = hi - lo + 1
+
+    def key(points: np.ndarray) -> np.ndarray:
+        rel = points - lo
+        return (rel[..., 0] * dims[1] + rel[..., 1]) * dims[2] + rel[..., 2]
+
+    keys = key(whole)
+    order = np.argsort(keys, kind="stable")
     where = np.flatnonzero(inside)
-    rel_img = images[where] - lo
-    idx = grid[rel_img[..., 0], rel_img[..., 1], rel_img[..., 2]]  # (candidates, cells)
+    probe = key(images[where])
+    pos = np.minimum(np.searchsorted(keys[order], probe), len(keys) - 1)
+    idx = np.where(keys[order][pos] == probe, order[pos], -1)  # (candidates, cells)
     ok = (idx >= 0).all(axis=1)
     ok &= (idx[:, :n_req] < n_req).all(axis=1)
     ok &= ((idx[:, n_req:n] >= n_req) & (idx[:, n_req:n] < n)).all(axis=1)

@@ -108,6 +108,11 @@ class Solving(QObject):
         if worker is None or worker is not self.worker:
             return  # an abandoned search's end, queued before it was abandoned
         cancelled, count = worker.cancelled, worker.job.count
-        self.panel.finish(cancelled, count)
+        self.panel.finish(cancelled or worker.error is not None, count)
         self.status.refresh()
+        if worker.error is not None:  # what failed, never "no solution" (issue 21 F4)
+            self.panel.count_label.setText(f"solver failed: {count} found")
+            self.panel.reason.setText(f"solver failed: {worker.error}")
+            self.panel.reason.setVisible(True)
+            self.status.solution.setText("solver failed")
         self.finished.emit(cancelled, count)
