@@ -172,6 +172,7 @@ def save(rows: list[dict], ran: list[str], path: Path = RESULTS) -> None:
     except (FileNotFoundError, ValueError, KeyError, TypeError):
         kept = []
     merged = sorted(kept + rows, key=lambda r: r["benchmark"])  # stable: rows keep their order
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(merged, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    from tessera.models.atomic import atomic_path  # the project's one atomic writer
+
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(merged, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
