@@ -35,6 +35,8 @@ Pair = tuple[Cell, Cell]
 Tile = tuple[int, int]
 
 MAX_SUITS = 13
+#: Digits a pip number may have: the largest set's numbers have two (leading zeros allowed).
+MAX_DIGITS = 3
 ORIENTED = frozenset({2, 3, 6})
 """Numbers whose pip face changes under a quarter turn, so their cell carries `h` or `v`."""
 
@@ -250,6 +252,13 @@ def parse_rows(
                     path,
                     line,
                 )
+            if len(m.group(1)) > MAX_DIGITS:  # no set has such a number; int() may refuse
+                raise PuzzleError(
+                    f"number '{token[:12]}...' ({len(m.group(1))} digits) in row {i + 1} is"
+                    f" outside every set (at most {MAX_SUITS - 1})",
+                    path,
+                    line,
+                )
             n, mark = int(m.group(1)), m.group(2)
             if suits is not None and n >= suits:
                 raise PuzzleError(
@@ -337,6 +346,11 @@ def puzzle_from_document(data: dict[str, Any], text: str, path: str | Path) -> D
     rows = data.get("rows")
     if not isinstance(rows, list):
         raise PuzzleError("'rows' must be a list of strings", path, line_of(text, "rows"))
+    if rows and isinstance(rows[0], str):
+        # the size alone may rule the board out: say so before reading a million tokens
+        cols = len(rows[0].split())
+        if cols * len(rows) > max_cells(suits or MAX_SUITS):
+            check_board(cols, len(rows), suits or MAX_SUITS, path, line_of(text, "rows"))
     row_lines = _row_lines(text, rows)
     numbers, marks = parse_rows(rows, suits, oriented, path, row_lines)
     puzzle = make_puzzle(numbers, suits, oriented_pips=oriented, marks=marks)

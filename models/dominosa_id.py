@@ -38,6 +38,12 @@ def parse_dominosa_id(text: str) -> DominoPuzzle:
         )
     desc = m.group(3)
     w, h = n + 2, n + 1
+    if len(desc) > 4 * w * h:  # every number is at most "[12]": refuse before reading on
+        raise PuzzleError(
+            f"a Dominosa ID with N={n} describes {w * h} numbers, at most {4 * w * h}"
+            f" characters, but this description has {len(desc):,}",
+            where,
+        )
     numbers: list[int] = []
     i = 0
     while i < len(desc):

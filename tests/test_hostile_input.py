@@ -321,3 +321,43 @@ def test_disassembling_70_pieces_is_refused_in_one_line(tmp_path) -> None:
         "tessera: error: the movement is not analysed: at most 62 pieces can be, this "
         "assembly has 70"
     ]
+
+
+# -- F5: domino numbers and sizes -----------------------------------------------------------
+
+
+def test_a_domino_number_of_5000_digits_is_one_line(tmp_path) -> None:
+    path = tmp_path / "long.toml"
+    path.write_text('kind = "domino"\nrows = [\n"0 ' + "1" * 5000 + '",\n"0 1"\n]\n')
+    done = run_cli("domino", "solve", str(path))
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{path}:3:" in lines[0] and "5000 digits" in lines[0]
+
+
+def test_a_domino_board_too_big_for_any_set_is_refused_by_its_size(tmp_path, monkeypatch) -> None:
+    from tessera.models import domino
+    from tessera.models.errors import PuzzleError
+
+    row = " ".join(["0"] * 1000)
+    path = tmp_path / "big.toml"
+    path.write_text('kind = "domino"\nrows = [\n' + ",\n".join([f'"{row}"'] * 1000) + "\n]\n")
+    tokens_read = []
+    real = domino.parse_rows
+    monkeypatch.setattr(
+        domino, "parse_rows", lambda *a, **k: tokens_read.append(1) or real(*a, **k)
+    )
+    with pytest.raises(PuzzleError, match="1000x1000 = 1000000 cells"):
+        domino.load_domino(path)
+    assert tokens_read == []  # refused before a single row was read
+    done = run_cli("domino", "solve", str(path))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert child_peak_kib() < MAX_RSS_KIB
+
+
+def test_a_dominosa_id_far_too_long_is_refused_by_its_length() -> None:
+    from tessera.models.dominosa_id import parse_dominosa_id
+    from tessera.models.errors import PuzzleError
+
+    with pytest.raises(PuzzleError, match="this description has 1,000,000"):
+        parse_dominosa_id("3:" + "0" * 1_000_000)

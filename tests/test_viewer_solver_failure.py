@@ -43,3 +43,15 @@ def test_more_pieces_than_the_movement_analysis_still_lists_the_assembly(
     qtbot.waitUntil(lambda: len(window.state.solutions) == 1, timeout=30_000)
     assert len(window.state.solutions) == 1
     assert "no solution" not in window.solution_panel.reason.text()
+
+
+def test_any_exception_while_opening_is_a_dialog(qtbot, window, monkeypatch) -> None:
+    from tessera.viewer._qt import files
+
+    def broken(name):
+        raise ValueError("invalid literal for int() with base 10: '1111'")
+
+    monkeypatch.setattr(files, "load", broken)
+    assert not window.open_puzzle("whatever.toml")
+    assert window.error_dialog is not None and window.error_dialog.isVisible()
+    assert "invalid literal" in window.error_dialog.text()

@@ -14,7 +14,6 @@ from pathlib import Path
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow
 
-from tessera.models.errors import NoSolution, PuzzleError
 from tessera.viewer._qt.dialogs import error_box
 from tessera.viewer._qt.recent import RecentFiles, fill_menu
 from tessera.viewer._qt.solving import impossible_reason
@@ -45,7 +44,7 @@ class Files(QObject):
             return False
         try:
             family = load(name_or_path)
-        except (PuzzleError, NoSolution, OSError) as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure to open is a dialog, never a crash
             window.show_error(f"could not open {Path(str(name_or_path)).name}: {exc}")
             title = "Cannot open the puzzle"
             window.error_dialog = error_box(window, title, exc, str(name_or_path))
