@@ -29,6 +29,9 @@ MAX_INFLATED = 64 * 1024 * 1024
 #: shapes have hundreds of cells, the largest known a few tens of thousands.
 MAX_SHAPE_CELLS = 1_000_000
 MAX_TOTAL_CELLS = 2_000_000
+#: Shapes in a file, and pieces in a problem: BurrTools' own examples have a few hundred at
+#: most; a 28 KB file of 200,000 one-cube shapes took 7-20 s to read before this bound.
+MAX_SHAPES = 10_000
 #: BurrTools' grids (`<gridType type=...>`); Tessera reads the cube grid only.
 GRID_NAMES = {
     "0": "cubes",
@@ -199,7 +202,36 @@ def _parse_shapes(root, path: Path, lines: _Lines) -> list:
                 path,
                 lines("voxel", i),
             )
-    return [_parse_voxel(v, path, lines("voxel", i)) for i, v in enumerate(shapes)]
+    return shapes
+
+
+def _count_tags(data: bytes, path: Path, lines: _Lines) -> None:
+    """Refuse a file with more shapes, or a problem with more pieces, than MAX_SHAPES, by
+    counting their tags before the XML is parsed at all."""
+    for tag, what in (("voxel", "shapes"), ("shape ", "pieces in its problems")):
+        if data.count(b"<" + tag.encode()) > MAX_SHAPES:
+            raise PuzzleError(
+                f"refused: the file has more than {MAX_SHAPES:,} {what}",
+                path,
+                lines(tag, MAX_SHAPES),
+            )
+
+
+class _Parsed:
+    """The shapes' cells, each read when a problem first uses it: a file's other shapes
+    cost nothing."""
+
+    def __init__(self, shapes: list, path: Path, lines: _Lines) -> None:
+        self.shapes, self.path, self.lines = shapes, path, lines
+        self.done: dict[int, tuple] = {}
+
+    def __len__(self) -> int:
+        return len(self.shapes)
+
+    def __getitem__(self, i: int) -> tuple:
+        if i not in self.done:
+            self.done[i] = _parse_voxel(self.shapes[i], self.path, self.lines("voxel", i))
+        return self.done[i]
 
 
 def problem_count(path: str | Path) -> int:
@@ -218,6 +250,7 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
     path = Path(path)
     data = _as_utf8(_inflate(path))
     line_at = _Lines(data)
+    _count_tags(data, path, line_at)
     try:
         root = SafeET.fromstring(data)
     except SafeET.ParseError as exc:
@@ -231,8 +264,8 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         raise PuzzleError(f"not a BurrTools puzzle (root element <{root.tag}>)", path, 1)
     _check_grid(root, path, line_at)
     warnings: list[str] = []
-    shapes = root.findall("./shapes/voxel")
-    parsed = _parse_shapes(root, path, line_at)
+    shapes = _parse_shapes(root, path, line_at)
+    parsed = _Parsed(shapes, path, line_at)
     problems = root.findall("./problems/problem")
     if not problems:
         raise PuzzleError("the file has no problems", path)

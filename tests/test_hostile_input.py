@@ -361,3 +361,53 @@ def test_a_dominosa_id_far_too_long_is_refused_by_its_length() -> None:
 
     with pytest.raises(PuzzleError, match="this description has 1,000,000"):
         parse_dominosa_id("3:" + "0" * 1_000_000)
+
+
+# -- F17: a small BurrTools file of very many shapes ----------------------------------------
+
+
+def xmpuzzle(shapes: str, pieces: str) -> bytes:
+    import gzip
+
+    xml = (
+        '<?xml version="1.0"?>\n<puzzle version="2"><gridType type="0"/><colors></colors>'
+        f'<shapes>{shapes}</shapes><problems><problem name="P"><shapes>{pieces}</shapes>'
+        '<result id="0"/><bitmap></bitmap></problem></problems><comment/></puzzle>'
+    )
+    return gzip.compress(xml.encode())
+
+
+@pytest.mark.parametrize("many_pieces", [False, True])
+def test_200000_shapes_in_a_small_file_are_refused_by_their_count(tmp_path, many_pieces) -> None:
+    n = 200_000
+    one = '<voxel x="1" y="1" z="1" type="0">#</voxel>'
+    pieces = (
+        "".join(f'<shape id="{i}" count="1"/>' for i in range(1, n + 1))
+        if many_pieces
+        else '<shape id="1" count="2"/>'
+    )
+    path = tmp_path / "many.xmpuzzle"
+    path.write_bytes(xmpuzzle('<voxel x="2" y="1" z="1" type="0">##</voxel>' + one * n, pieces))
+    done = run_cli("solve", str(path), "--count")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "more than 10,000 shapes" in lines[0] and f"{path}:" in lines[0]
+    assert child_peak_kib() < MAX_RSS_KIB
+
+
+def test_only_the_shapes_a_problem_uses_are_read(tmp_path, monkeypatch) -> None:
+    from tessera.models import burrtools
+
+    one = '<voxel x="1" y="1" z="1" type="0">#</voxel>'
+    path = tmp_path / "some.xmpuzzle"
+    path.write_bytes(
+        xmpuzzle(
+            '<voxel x="2" y="1" z="1" type="0">##</voxel>' + one * 5000, '<shape id="1" count="2"/>'
+        )
+    )
+    read = []
+    real = burrtools._parse_voxel
+    monkeypatch.setattr(burrtools, "_parse_voxel", lambda *a: read.append(1) or real(*a))
+    puzzle = burrtools.load_xmpuzzle(path)
+    assert len(read) == 2  # the result and the one piece shape
+    assert puzzle.pieces[0].copies == 2
