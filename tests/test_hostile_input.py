@@ -411,3 +411,27 @@ def test_only_the_shapes_a_problem_uses_are_read(tmp_path, monkeypatch) -> None:
     puzzle = burrtools.load_xmpuzzle(path)
     assert len(read) == 2  # the result and the one piece shape
     assert puzzle.pieces[0].copies == 2
+
+
+# -- F11: partial counts are consistent -----------------------------------------------------
+
+
+@pytest.mark.parametrize("after", [1, 3, 10])
+def test_a_partial_count_keeps_fixed_over_rotation_over_symmetry(tmp_path, after) -> None:
+    from tessera.models.polycube import load_polycube
+    from tessera.solvers.polycube.symmetry import ClassSearch
+
+    path = tmp_path / "dominoes.toml"
+    path.write_text(puzzle_text({"D": (DOMINO, {"copies": 24})}, box(3, 4, 4)))
+    job = ClassSearch(load_polycube(path))
+    assert job.anchor_piece is None  # listed and compared: where a class runs ahead
+    calls = []
+
+    def stop(_fraction, _found) -> None:
+        calls.append(1)
+        if len(calls) >= after:
+            job.cancel()
+
+    counts = job.tally(stop, workers=1)
+    assert counts.partial
+    assert counts.fixed >= counts.up_to_rotation >= counts.up_to_symmetry

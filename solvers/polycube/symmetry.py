@@ -793,6 +793,13 @@ class ClassSearch(Search):
         fixed, classes, rot, partial = total
         if self.group.mirror_is_trivial:
             rot = classes
+        if partial or self.cancelled:
+            # A listing counts a class, and its mirror image, at its first solution seen, so
+            # cut short it can hold more classes than fixed solutions seen (16,950 rotation
+            # classes beside 8,475 solutions): each figure stays a lower bound when clamped to
+            # fixed ≥ up to rotation ≥ up to symmetry.
+            rot = min(rot, fixed)
+            classes = min(classes, rot)
         self.done = not (partial or self.cancelled)
         return Counts(fixed, rot, classes, bool(partial) or self.cancelled)
 
