@@ -244,7 +244,8 @@ def test_hints_in_a_thread_for_completable_and_impossible_tables(qtbot, window):
         window.actions["hint"].trigger()
     answer = blocker.args[0]
     assert answer.completable is True and answer.next is not None
-    assert "hint: can be completed: piece " in window.statusBar().currentMessage()
+    name = puzzle.pieces[answer.next.piece].name
+    assert f"hint: {name} goes next: " in window.statusBar().currentMessage()
     assert window.handson.hint_shown
     settle(qtbot, window)
     assert colour_mask(picture(window), HINT_COLOR).sum() > before + 100  # the ghost piece

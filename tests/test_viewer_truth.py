@@ -274,7 +274,7 @@ def test_domino_opens_top_down_without_explode(qtbot, window):
     assert not window.handson_bar.isVisible()
     open_and_wait(qtbot, window, "soma")  # and back: a polycube puzzle offers them again
     assert not window.plotter.camera.parallel_projection
-    assert window.inspect_panel.explode.isVisible() and window.handson_bar.isVisible()
+    assert window.inspect_panel.explode.isVisible() and window.actions["mode_play"].isEnabled()
 
 
 # -- 5. status and errors --------------------------------------------------------------------------

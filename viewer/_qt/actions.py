@@ -288,6 +288,7 @@ class ActionSync(QObject):
             a[name].setEnabled(playing)
         for name in (*STEP_NAMES, "previous_solution", "next_solution"):
             a[name].setEnabled(replaying)
+            a[name].setVisible(replaying)  # hidden where nothing steps (the bar's too)
         searching = state.mode == "search"
         for name in SEARCH_ACTIONS:  # the trace jumps mean something in Search mode only
             a[name].setVisible(searching)

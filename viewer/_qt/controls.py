@@ -58,6 +58,11 @@ class HandsOnBar(QToolBar):
         self.selected_label.setText(f"  selected: {name}" if name else "")
 
 
+#: The step bar's own buttons (the Step menu has them too): hidden with the slider in Play and
+#: Design, where nothing steps.
+STEP_BUTTONS = ("first", "back", "play", "forward", "last")
+
+
 class StepBar(QToolBar):
     """first, back, play, forward, last, Search mode's jumps (previous/next backtrack, next
     solution in the trace), a slider with the search-depth mini-map under it, speed, the mode
@@ -70,7 +75,7 @@ class StepBar(QToolBar):
         super().__init__("Steps", parent)
         self.setObjectName("steps")
         self.setMovable(False)
-        for name in ("first", "back", "play", "forward", "last"):
+        for name in STEP_BUTTONS:
             self.addAction(actions[name])
         for name in ("previous_backtrack", "next_backtrack", "next_found"):
             if name in actions:
@@ -86,11 +91,11 @@ class StepBar(QToolBar):
         self.depth_map = DepthMap(self.step_requested.emit)
         self.depth_map.setVisible(False)
         column.addWidget(self.depth_map)
-        self.addWidget(box)
         self.step_label = QLabel("0 / 0")
         self.step_label.setMinimumWidth(80)
-        self.addWidget(self.step_label)
-        self.addSeparator()
+        self._step_items = [actions[name] for name in STEP_BUTTONS]
+        self._step_items += [self.addWidget(box), self.addWidget(self.step_label)]
+        self._step_items.append(self.addSeparator())
         self.speed = QDoubleSpinBox()  # its suffix says what it is: no label, more slider
         self.speed.setRange(0.25, 500.0)
         self.speed.setValue(2.0)
@@ -98,14 +103,19 @@ class StepBar(QToolBar):
         self.speed.setDecimals(2)
         self.speed.setToolTip("playback speed")
         self.speed.valueChanged.connect(self.speed_changed.emit)
-        self.addWidget(self.speed)
-        self.addSeparator()
+        self._step_items += [self.addWidget(self.speed), self.addSeparator()]
         for name in ("solution", "search", "play", "design"):
             if name in mode_actions:
                 self.addAction(mode_actions[name])
         self.depth_label = QLabel("")
         self.depth_label.setMinimumWidth(80)
         self.addWidget(self.depth_label)
+
+    def show_steps(self, shown: bool) -> None:
+        """The step buttons, slider and speed, shown only where there are steps (Solution and
+        Search); the mode switch and the camera buttons stay, a way to every mode."""
+        for item in self._step_items:
+            item.setVisible(shown)
 
     def show_step(self, step: float, n_steps: int, depth: int | None = None) -> None:
         self.slider.blockSignals(True)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tessera import __version__
 from tessera.models.errors import PuzzleError
 
 #: The terminal's advice, and what a window user does instead.
@@ -96,7 +97,8 @@ search, backtracks included; Play mode lets you assemble a polycube puzzle yours
 
 
 def about_box(parent: QWidget) -> QMessageBox:
-    box = QMessageBox(QMessageBox.Icon.Information, "About Tessera", ABOUT,
+    text = ABOUT.replace("<h3>Tessera</h3>", f"<h3>Tessera {__version__}</h3>", 1)
+    box = QMessageBox(QMessageBox.Icon.Information, "About Tessera", text,
                       QMessageBox.StandardButton.Ok, parent)  # fmt: skip
     box.setObjectName("about_box")
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

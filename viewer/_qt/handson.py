@@ -9,6 +9,7 @@ this?") runs in a `background.Worker` so the window never waits on it.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 
@@ -61,6 +62,42 @@ VIEW_LABELS = {
     "turn_z_pos": ("↺", "Turn anticlockwise", "a quarter turn anticlockwise, as you see it"),
     "turn_z_neg": ("↻", "Turn clockwise", "a quarter turn clockwise, as you see it"),
 }
+
+
+#: How a hint says each move and turn action, with the piece's name: the buttons' own words.
+HINT_WORDS = {
+    "move_x_pos": "slide {} right",
+    "move_x_neg": "slide {} left",
+    "move_y_pos": "slide {} up",
+    "move_y_neg": "slide {} down",
+    "move_z_pos": "slide {} toward you",
+    "move_z_neg": "slide {} away from you",
+    "turn_x_pos": "tip {} forward",
+    "turn_x_neg": "tip {} back",
+    "turn_y_pos": "turn {} right",
+    "turn_y_neg": "turn {} left",
+    "turn_z_pos": "turn {} anticlockwise",
+    "turn_z_neg": "turn {} clockwise",
+}
+_WHERE = re.compile(r" at \(-?\d+, -?\d+, -?\d+\)")
+
+
+def spoken_path(
+    ops: list[tuple[str, int, int]], meanings: dict[str, tuple[str, int, int]], name: str
+) -> list[str]:
+    """`PlayModel.path_to`'s operations (world axes) in the view's words for the camera the
+    `meanings` (`action_meanings`) were taken from: "turn B left", "slide B toward you 2 cells".
+    Each phrase is what pressing the button of that name does, in order."""
+    by_meaning = {meaning: action for action, meaning in meanings.items()}
+    words = []
+    for op, axis, amount in ops:
+        action = by_meaning[(op, axis, 1 if amount > 0 else -1)]
+        phrase = HINT_WORDS[action].format(name)
+        n = abs(amount)
+        if n > 1:
+            phrase += f" {n} cells" if op == "move" else (" twice" if n == 2 else f" {n} times")
+        words.append(phrase)
+    return words
 
 
 def world_terms(camera) -> dict[str, tuple[int, int]]:
@@ -227,8 +264,13 @@ class HandsOn(QObject):
         self.actions_changed.emit()
 
     def scene_replaced(self) -> None:
-        """The window put a new replay scene (a solution or a trace) on the renderer."""
+        """The window put a new replay scene (a solution or a trace) on the renderer. The
+        selection goes; the pieces the user hid stay hidden, being the same puzzle's pieces
+        under the same keys (a new puzzle has cleared them already: `_on_puzzle`)."""
+        specs = self.renderer.specs
+        hidden = frozenset(k for k in self.state.hidden if k in specs and specs[k].role == "piece")
         self.state.reset()
+        self.state.hidden = hidden
         self.inspector.forget()
         self.inspector.capture()
         # a flat board (KenKen, dominoes) is read like a page: the axes mean nothing there,
@@ -387,17 +429,14 @@ class HandsOn(QObject):
             self.clear_hint()
             if answer.completable and answer.next is not None:
                 self.show_hint(puzzle.target.cells[list(answer.next.cells)])
-            self.say(f"hint: {answer.reason}")
+            self.say(f"hint: {self.hint_text(answer)}")
             self.hint_ready.emit(answer)
 
         self._run(lambda: hint(puzzle, assembly, time_limit=5.0), done)
 
-    def apply_hint(self) -> None:
-        """Put a piece where the last hint said it goes (one undoable move)."""
-        answer = self.last_hint
-        if not self.playing or answer is None or answer.next is None:
-            return
-        cells = self.model.puzzle.target.cells[list(answer.next.cells)]
+    def _hinted_piece(self, answer) -> int | None:
+        """The table piece a hint means: the selected one if it is of the hinted kind and not
+        in place yet, else the first such."""
         fit = self.model.fit()
         candidates = [
             p.index
@@ -405,10 +444,34 @@ class HandsOn(QObject):
             if p.piece == answer.next.piece and not fit.in_target[p.index]
         ]
         if self.model.selected in candidates:
-            candidates.insert(0, self.model.selected)
-        if not candidates:
+            return self.model.selected
+        return candidates[0] if candidates else None
+
+    def hint_text(self, answer) -> str:
+        """The hint in the view's words, as the Play buttons name them from the camera now
+        ("turn V left, then slide V toward you"), never grid coordinates: a person sees the
+        pieces, not the numbers."""
+        if not (answer.completable and answer.next is not None):
+            return _WHERE.sub("", answer.reason)
+        piece = self._hinted_piece(answer)
+        name = self.model.puzzle.pieces[answer.next.piece].name
+        if piece is None:
+            return f"{name} goes next"
+        cells = self.model.puzzle.target.cells[list(answer.next.cells)]
+        ops = self.model.path_to(piece, self.model.pose_for(piece, cells))
+        words = spoken_path(ops, self.action_meanings(), name)
+        how = ", then ".join(words) if words else "put it in place"
+        return f"{name} goes next: {how} (Place hint does it)"
+
+    def apply_hint(self) -> None:
+        """Put a piece where the last hint said it goes (one undoable move)."""
+        answer = self.last_hint
+        if not self.playing or answer is None or answer.next is None:
             return
-        piece = candidates[0]
+        piece = self._hinted_piece(answer)
+        if piece is None:
+            return
+        cells = self.model.puzzle.target.cells[list(answer.next.cells)]
         self.model.select(piece)
         self.model.place(piece, self.model.pose_for(piece, cells))
 

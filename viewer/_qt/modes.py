@@ -4,8 +4,9 @@ The mode itself is a fact of the `ViewerState` (`set_mode`, `events.mode`); this
 for it on the user's behalf and follows it, showing the widgets of the mode and hiding the
 others:
 
-* only the controls that mean something for the puzzle: the hands-on bar and the Piece menu
-  for playable puzzles, not while designing;
+* only the controls that mean something for the puzzle and mode: the hands-on bar in Play
+  mode only, the Piece menu for playable puzzles (not while designing), the step bar's
+  buttons, slider and speed in Solution and Search only (its mode switch always);
 * **Design** swaps the docks (the Shapes panel and the Layers view for the puzzle browser, the
   solutions and Inside), the top toolbar and the status bar's labels (the live-count badge),
   and lends the one render widget to the editor (`DesignMode`); the mouse filter of the other
@@ -20,7 +21,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMainWindow
 
 from tessera.models.errors import PuzzleError
-from tessera.viewer.state import ASIDE_MODES, MODES
+from tessera.viewer.state import ASIDE_MODES, MODES, REPLAY_MODES
 
 MODE_TITLES = {mode: f"{mode.capitalize()} mode" for mode in MODES}
 REPLAY_DOCKS = ("puzzles", "solutions", "inside")  # hidden in Design mode
@@ -105,7 +106,8 @@ class ModeSwitch(QObject):
         hands-on bar, the Piece menu) for polycube puzzles, not while designing."""
         playable = self.state.can_play or self.state.family is None
         playable = playable and self.state.mode != "design"
-        self.window.handson_bar.setVisible(playable)
+        # the Play toolbar only where it acts: greyed out in the replay it is only clutter
+        self.window.handson_bar.setVisible(playable and self.state.mode == "play")
         for action in self.window.menuBar().actions():
             if action.objectName() == "piece_menu":
                 action.setVisible(playable)
@@ -120,6 +122,7 @@ class ModeSwitch(QObject):
             docks[name].setVisible(design)
         for label in (status.selected, status.puzzle, status.solution, status.step):
             label.setVisible(not design)
+        self.window.step_bar.show_steps(self.state.mode in REPLAY_MODES)
         self.show_family_controls()
 
     def update_title(self, *_args) -> None:

@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QLabel, QMainWindow, QPushButton
 
-from tessera.viewer.state import ViewerState
+from tessera.viewer.state import REPLAY_MODES, ViewerState
 
 ERROR_MS = 15000  # how long an error stays in the status bar
 
@@ -52,7 +52,7 @@ class StatusLine(QObject):
         events = state.events
         events.puzzle.connect(self._on_puzzle)
         events.solutions.connect(self.refresh)
-        events.mode.connect(self.refresh)
+        events.mode.connect(self._on_mode)
         events.step.connect(self._on_step)
         events.message.connect(self._on_message)
 
@@ -88,8 +88,14 @@ class StatusLine(QObject):
     def _on_puzzle(self, family) -> None:
         self.open_folder.setVisible(False)
         self.selected.setText("")  # no selection survives a new puzzle
-        self.puzzle.setText(family.name)
-        self.window.setWindowTitle(f"Tessera — {family.name}")
+        self.puzzle.setText(family.name)  # the title is `modes.ModeSwitch`'s
+        self.refresh()
+
+    def _on_mode(self) -> None:
+        """A replay's account of its step ("V slides in along -y") is no news in Play or
+        Design: the line shows the state's own message (what the new mode said, or nothing)."""
+        if self.bar.currentMessage() != self.state.message:
+            self._on_message(self.state.message)
         self.refresh()
 
     def _on_message(self, text: str) -> None:
@@ -122,7 +128,8 @@ class StatusLine(QObject):
         else:
             self.solution.setText("no solution yet" if self.solving() else "no solution")
         step = f"{s.step:.2f}".rstrip("0").rstrip(".")
-        self.step.setText(f"step {step} of {s.n_steps}")
+        replaying = s.mode in REPLAY_MODES  # the table and the editor have no steps
+        self.step.setText(f"step {step} of {s.n_steps}" if replaying else "")
 
 
 def _level(solution) -> str:

@@ -56,6 +56,7 @@ from tessera.viewer._qt.replay import Replay
 from tessera.viewer._qt.solving import Solving
 from tessera.viewer._qt.status import StatusLine
 from tessera.viewer.families import Family
+from tessera.viewer.gizmo import contrast_labels
 from tessera.viewer.render import SceneRenderer, set_theme, style_plotter
 from tessera.viewer.state import ViewerState
 
@@ -282,6 +283,7 @@ class MainWindow(QMainWindow):
         else:
             app.setPalette(app.style().standardPalette())
         set_theme(self.plotter, theme)
+        contrast_labels(self.plotter)
         self.schedule_render()
 
     def show_about(self) -> None:
