@@ -53,7 +53,11 @@ def steps_shown(qtbot, window, shown: bool) -> None:
 
 
 def play_bar_shown(window) -> bool:
-    return window.handson_bar.isVisible()
+    """The Play toolbar, and the Piece menu with the same actions."""
+    bar = window.handson_bar.isVisible()
+    menu = next(a for a in window.menuBar().actions() if a.objectName() == "piece_menu")
+    assert menu.isVisible() == bar
+    return bar
 
 
 def slider_matches(window) -> None:
@@ -280,7 +284,7 @@ def unreachable(qtbot, bar) -> list[str]:
     return left
 
 
-@pytest.mark.parametrize("mode", ["solution", "play", "design"])
+@pytest.mark.parametrize("mode", ["solution", "search", "play", "design"])
 def test_every_toolbar_action_is_reachable_at_1280(qtbot, window, mode):
     window.resize(1280, 800)
     open_and_wait(qtbot, window, "soma")

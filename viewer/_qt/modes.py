@@ -4,9 +4,9 @@ The mode itself is a fact of the `ViewerState` (`set_mode`, `events.mode`); this
 for it on the user's behalf and follows it, showing the widgets of the mode and hiding the
 others:
 
-* only the controls that mean something for the puzzle and mode: the hands-on bar in Play
-  mode only, the Piece menu for playable puzzles (not while designing), the step bar's
-  buttons, slider and speed in Solution and Search only (its mode switch always);
+* only the controls that mean something for the puzzle and mode: the hands-on bar and the
+  Piece menu in Play mode only, the step bar's buttons, slider and speed in Solution and
+  Search only (its mode switch always);
 * **Design** swaps the docks (the Shapes panel and the Layers view for the puzzle browser, the
   solutions and Inside), the top toolbar and the status bar's labels (the live-count badge),
   and lends the one render widget to the editor (`DesignMode`); the mouse filter of the other
@@ -103,14 +103,13 @@ class ModeSwitch(QObject):
 
     def show_family_controls(self, *_args) -> None:
         """Only what means something for this puzzle and mode: turning and moving pieces (the
-        hands-on bar, the Piece menu) for polycube puzzles, not while designing."""
-        playable = self.state.can_play or self.state.family is None
-        playable = playable and self.state.mode != "design"
-        # the Play toolbar only where it acts: greyed out in the replay it is only clutter
-        self.window.handson_bar.setVisible(playable and self.state.mode == "play")
+        hands-on bar, the Piece menu) in Play mode, which only playable puzzles enter; greyed
+        out in the replay or the editor they were only clutter."""
+        playing = self.state.mode == "play" and self.state.can_play
+        self.window.handson_bar.setVisible(playing)
         for action in self.window.menuBar().actions():
             if action.objectName() == "piece_menu":
-                action.setVisible(playable)
+                action.setVisible(playing)
 
     def show_mode_widgets(self) -> None:
         """Design mode's docks, toolbar, menu and badge, or the replay's: never both."""
