@@ -247,6 +247,7 @@ def test_title_is_the_puzzles_name_and_keys_typed_in_design_stay_out(qtbot, wind
         qtbot.keyClick(widget, Qt.Key.Key_Escape)
         title = window.windowTitle()
         assert title.replace("[*]", "") == design_title.replace("[*]", ""), title
+        assert not window.handson.state.ghost  # G is the replay's and Play's, not Design's
     click_mode(qtbot, window, "solution")
     assert window.windowTitle() == f"Tessera — {window.state.family.name} — Solution mode"
 
