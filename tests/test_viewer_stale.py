@@ -128,6 +128,25 @@ def test_slider_takes_the_new_puzzles_range(qtbot, window):
     assert window.state.n_steps == 7
 
 
+def test_layer_slider_takes_the_new_puzzles_layers(qtbot, window):
+    """Inside's layer cut: its range is the puzzle shown's layers, and a cut made on one
+    puzzle does not hide the next one's top."""
+    panel = window.inspect_panel
+    open_and_wait(qtbot, window, "pentominoes-3x4x5")
+    ranges = [window.handson.inspector.layer_range(axis) for axis in range(3)]
+    axis = max(range(3), key=lambda a: ranges[a][1] - ranges[a][0])
+    panel.axis.setCurrentIndex(axis)
+    assert (panel.layer.minimum(), panel.layer.maximum()) == (ranges[axis][0], ranges[axis][1] + 1)
+    panel.layer.setValue(panel.layer.minimum() + 1)  # cut down to the lowest layers
+    assert window.handson.state.layer is not None
+    open_and_wait(qtbot, window, "soma")
+    lo, hi = window.handson.inspector.layer_range(axis)
+    assert hi - lo == 2  # a 3x3x3 cube, where the box was 5 long
+    assert (panel.layer.minimum(), panel.layer.maximum()) == (lo, hi + 1)
+    assert panel.layer.value() == panel.layer.maximum()  # everything shown
+    assert window.handson.state.layer is None
+
+
 def test_slider_is_empty_before_the_first_solution(qtbot, window):
     open_and_wait(qtbot, window, "pentominoes-3x4x5")
     window.step_bar.slider.setValue(12)
