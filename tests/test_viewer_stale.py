@@ -360,3 +360,22 @@ def test_hints_speak_the_views_words(qtbot, window):
     target = window.state.family.puzzle.target.cells[list(answer.next.cells)]
     placed = {tuple(c) for c in np.asarray(model.cells(piece)).tolist()}
     assert placed == {tuple(c) for c in np.asarray(target).tolist()}
+
+
+def test_hint_words_follow_the_camera():
+    """The same world move is said as the screen shows it: with z toward the viewer, a move
+    along +z is "toward you"; from a camera looking along -x (x toward the viewer) it is
+    whatever screen direction +z has there."""
+    from tessera.viewer._qt.handson import _WHERE, action_meanings, spoken_path
+
+    front = action_meanings({"toward": (2, 1), "right": (0, 1), "up": (1, 1)})
+    ops = [("rotate", 1, -1), ("move", 2, 2), ("move", 0, -1)]
+    assert spoken_path(ops, front, "V") == [
+        "turn V left", "slide V toward you 2 cells", "slide V left"
+    ]  # fmt: skip
+    side = action_meanings({"toward": (0, 1), "right": (1, 1), "up": (2, 1)})
+    assert spoken_path([("move", 2, 1), ("rotate", 2, 2)], side, "B") == [
+        "slide B up", "turn B right twice"
+    ]  # fmt: skip
+    text = "pieces A and B overlap at (1, 2, 0)"
+    assert _WHERE.sub("", text) == "pieces A and B overlap"
