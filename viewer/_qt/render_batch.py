@@ -23,14 +23,17 @@ class RenderBatch(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.render_now)
+        self._closed = False
 
     def schedule(self) -> None:
         """Render once the current burst of changes is over."""
-        if not self._timer.isActive():
+        if not self._timer.isActive() and not self._closed:
             self._timer.start()
 
     def render_now(self) -> None:
         self._timer.stop()
+        if self._closed:  # the render window is gone: drawing now would crash VTK
+            return
         # pieces moved since the camera was framed (Play table, explode, a grown shape):
         # nothing may be cut by the clipping planes
         self.plotter.renderer.ResetCameraClippingRange()
@@ -38,7 +41,12 @@ class RenderBatch(QObject):
         self.rendered.emit()
 
     def cancel(self) -> None:
-        """Drop the pending render (the widget goes to another mode, or closes)."""
+        """Drop the pending render (the widget goes to another mode)."""
+        self._timer.stop()
+
+    def close(self) -> None:
+        """The window closes: drop the pending render and never draw again."""
+        self._closed = True
         self._timer.stop()
 
     @property

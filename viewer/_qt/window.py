@@ -367,12 +367,16 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self._closed = True
+        # nothing the state announces from now on (a batch of solutions still queued from the
+        # worker, a step) may reach the widgets: they would draw on a closed render window,
+        # which VTK answers with a crash, not an error
+        self.state.events.block()
         self.files.close_galleries()
         self.prefs.set_geometry(self.saveGeometry())
         self.replay.stop_fade()
         self.replay.stop_camera()
         self.playback.pause()
-        self.renders.cancel()
+        self.renders.close()
         self.handson.shutdown()
         self.design.shutdown()
         self.solver.shutdown()
