@@ -435,3 +435,52 @@ def test_a_partial_count_keeps_fixed_over_rotation_over_symmetry(tmp_path, after
     counts = job.tally(stop, workers=1)
     assert counts.partial
     assert counts.fixed >= counts.up_to_rotation >= counts.up_to_symmetry
+
+
+# -- F14: a batch's Ctrl-C at its very end --------------------------------------------------
+
+
+def test_ctrl_c_just_after_a_batch_ends_is_never_a_death_by_the_signal(tmp_path) -> None:
+    import random
+    import signal
+
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    text = puzzle_text({"A": (DOMINO, {})}, box(2, 1, 1))
+    for i in range(8):
+        (folder / f"f{i}.toml").write_text(text)
+    rng = random.Random(21)
+    outcomes = []
+    for _ in range(6):
+        proc = subprocess.Popen(
+            [*TESSERA, "solve", str(folder), "--count", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        lines = [proc.stdout.readline() for _ in range(8)]  # every file's line
+        assert all(json.loads(line)["fixed"] == 1 for line in lines)
+        subprocess.run(["sleep", f"{rng.uniform(0, 0.05):.3f}"], check=True)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err, err
+        assert proc.returncode in (0, 130), (proc.returncode, err)
+        if proc.returncode == 130:
+            assert "tessera: interrupted" in err
+        outcomes.append(proc.returncode)
+    assert len(outcomes) == 6
+
+
+def test_pool_workers_die_at_once_on_sigterm() -> None:
+    code = (
+        "import signal\n"
+        "signal.signal(signal.SIGTERM, lambda *a: None)\n"
+        "from tessera.solvers.polycube.batch import _worker_init\n"
+        "_worker_init()\n"
+        "print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL,"
+        " signal.getsignal(signal.SIGINT) == signal.SIG_IGN)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.stdout.split() == ["True", "True"], done.stderr

@@ -180,6 +180,10 @@ def _worker_init() -> None:
     # Ctrl-C is the parent's to handle: it stops the batch and terminates the pool, rather
     # than every worker printing its own KeyboardInterrupt
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # and SIGTERM, which `Pool.terminate` sends, must end a worker at once: the command's
+    # handler (inherited by fork) unwound it as an exit instead, which could stop inside the
+    # pool's queue lock and leave the worker and the batch waiting for ever
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     polycube_symmetry._pool = None
     warm_kernel()
 
