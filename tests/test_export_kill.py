@@ -249,7 +249,9 @@ def kill_while_writing(kind: Kind, out: Path, rng: random.Random, window: float)
 
 def ctrl_c_while_writing(kind: Kind, out: Path) -> None:
     before = snapshot(out)
-    run = Run(command(kind, kind.argv_b, out), out)
+    # a long export (the last --frames-per-step wins), so it is still writing when the
+    # signal lands however busy the machine: a short one could finish first and exit 0
+    run = Run(command(kind, [*kind.argv_b, "--frames-per-step", "60"], out), out)
     assert run.started_writing is not None
     os.killpg(run.proc.pid, signal.SIGINT)
     code, _, err = run.finish()

@@ -320,18 +320,19 @@ class PuzzleBrowser(QTreeWidget):
         super().__init__(parent)
         self.setHeaderHidden(True)
         self.setObjectName("browser")
-        self.recent_root: QTreeWidgetItem | None = None
-        self.populate([])
+        self._add_builtins()
+        # one Recent group for the browser's life: only its entries change. Taking whole
+        # groups out and putting new ones in (or clear()) handed items between Qt and Python
+        # on every change of the recent files, and now and then one was freed twice.
+        self.recent_root = QTreeWidgetItem(["Recent"])
+        self.addTopLevelItem(self.recent_root)
+        self.recent_root.setExpanded(True)
         # itemActivated alone: it fires on a double click (and Enter) already; listening to
         # itemDoubleClicked too opened every puzzle twice (and a bad file's error twice)
         self.itemActivated.connect(self._activated)
 
-    def populate(self, recent: list[str]) -> None:
-        # Take the old items back instead of clear(): clear() deletes C++ items that Python
-        # still holds (recent_root), and dropping that wrapper later crashed now and then.
-        self.recent_root = None
-        while self.topLevelItemCount():
-            self.takeTopLevelItem(0)
+    def _add_builtins(self) -> None:
+        """The built-ins, grouped by family (they do not change while the app runs)."""
         for family, items in sorted(builtin_groups().items()):
             root = QTreeWidgetItem([FAMILIES[family].title or family.title()])
             root.setFlags(root.flags() & ~Qt.ItemFlag.ItemIsSelectable)
@@ -342,13 +343,17 @@ class PuzzleBrowser(QTreeWidget):
                 root.addChild(child)
             self.addTopLevelItem(root)
             root.setExpanded(True)
-        self.recent_root = QTreeWidgetItem(["Recent"])
+
+    def populate(self, recent: list[str]) -> None:
+        """The Recent group's entries, newest first."""
+        # takeChildren hands the old entries to Python, which frees them with this list
+        taken = self.recent_root.takeChildren()
+        del taken
         for entry in recent:
             child = QTreeWidgetItem([Path(entry).name if Path(entry).exists() else entry])
             child.setData(0, Qt.ItemDataRole.UserRole, entry)
             child.setToolTip(0, entry)
             self.recent_root.addChild(child)
-        self.addTopLevelItem(self.recent_root)
         self.recent_root.setExpanded(True)
 
     def item_for(self, stem: str) -> QTreeWidgetItem | None:
