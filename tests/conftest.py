@@ -8,6 +8,7 @@ an unclosed render window is what crashes at exit on real GPUs even when Xvfb ne
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,16 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("skips are failures here (TESSERA_STRICT_SKIPS / CI)")
         for line in _skips:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_handler_restored():
+    """A command run in-process that was interrupted leaves Ctrl-C ignored on its way out
+    (`cli.interrupt`); every process a later test starts would inherit that and ignore the
+    Ctrl-C it is sent. Each test gets back the handler it started with."""
+    previous = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def puzzle_file(name: str) -> Path:
