@@ -484,3 +484,17 @@ def test_pool_workers_die_at_once_on_sigterm() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert done.stdout.split() == ["True", "True"], done.stderr
+
+
+def test_5000_equal_shapes_told_apart_are_refused_by_their_matrix_size(tmp_path) -> None:
+    n = 5000
+    row = f'<voxel x="{n}" y="1" z="1" type="0">{"#" * n}</voxel>'
+    one = '<voxel x="1" y="1" z="1" type="0">#</voxel>'
+    pieces = "".join(f'<shape id="{i}" count="1"/>' for i in range(1, n + 1))
+    path = tmp_path / "apart.xmpuzzle"
+    path.write_bytes(xmpuzzle(row + one * n, pieces))
+    done = run_cli("solve", str(path), "--count")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "too big to search" in lines[0], done.stderr
+    assert child_peak_kib() < MAX_RSS_KIB

@@ -385,6 +385,31 @@ def check_size(puzzle: PolycubePuzzle) -> None:
         )
 
 
+def _check_matrix(
+    puzzle: PolycubePuzzle,
+    table: PlacementTable,
+    columns: _Columns,
+    only: dict[int, Sequence[Placement]] | None,
+) -> None:
+    """`check_size` again with the columns and rows known, before the matrix is built: the
+    engine's figure (a depth × items block, 8 bytes a row, 16 an entry). 5,000 monocubes
+    told apart (a BurrTools file) make 25 million rows: refused here, not after 2.5 GB."""
+    rows = entries = 0
+    for t in columns.types:
+        n = len(only[t]) if only and t in only else table.count(t)
+        rows += n
+        entries += n * (puzzle.pieces[t].size + 1)
+    per_level = columns.n_columns * (4 + (8 if (columns.multiplicity > 1).any() else 0))
+    need = (puzzle.n_instances + 2) * per_level + rows * 8 + entries * 16
+    if need > MAX_SEARCH_BYTES:
+        raise PuzzleError(
+            f"too big to search: {rows:,} placements of {puzzle.n_instances:,} pieces in "
+            f"{len(puzzle.target.cells):,} cells would need at least {_gib(need)} (the limit "
+            f"is {_gib(MAX_SEARCH_BYTES)})",
+            puzzle.source,
+        )
+
+
 def _gib(n: int) -> str:
     return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
 
@@ -607,6 +632,7 @@ class PackingProblem:
             used[list(placement.cells)] = True
             remaining[placement.piece] -= 1
         columns = _columns(puzzle, table, used, remaining)
+        _check_matrix(puzzle, table, columns, only)
         col_of_cell, type_col = columns.col_of_cell, columns.type_col
         blocks: list[tuple[int, object]] = []
         ptr_parts: list[np.ndarray] = []

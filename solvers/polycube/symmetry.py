@@ -434,6 +434,12 @@ def _anchor(group: TargetGroup) -> tuple[int, list[Orbit]] | None:
         and shapes[t] == 1  # the only piece of its shape
         and not (group.type_maps[:, t] != t).any()
     ]
+    # pieces of one shape (told apart, as BurrTools' are) have the same placements and so
+    # the same orbits: weigh one of each, not 5,000 monocubes' 25 million placements at once
+    one_each: dict[tuple[int, ...], int] = {}
+    for t in eligible:
+        one_each.setdefault(piece_keys(group.puzzle.pieces[t])[0], t)
+    eligible = sorted(one_each.values())
     tables = _orbit_tables(group, eligible)
     scored = []
     for t, found in tables.items():
