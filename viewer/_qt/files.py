@@ -18,6 +18,7 @@ from tessera.viewer._qt.dialogs import error_box
 from tessera.viewer._qt.recent import RecentFiles, fill_menu
 from tessera.viewer._qt.solving import impossible_reason
 from tessera.viewer.families import Family, load
+from tessera.viewer.scenes import check_drawable
 
 PUZZLE_FILES = "Puzzles (*.toml *.json *.xmpuzzle *.kenken *.soma);;All files (*)"
 
@@ -44,6 +45,7 @@ class Files(QObject):
             return False
         try:
             family = load(name_or_path)
+            check_drawable(family)  # before anything is built on this thread
         except Exception as exc:  # noqa: BLE001 - any failure to open is a dialog, never a crash
             window.show_error(f"could not open {Path(str(name_or_path)).name}: {exc}")
             title = "Cannot open the puzzle"

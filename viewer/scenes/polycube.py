@@ -18,6 +18,7 @@ from functools import cache
 import numpy as np
 
 from tessera.models import geometry
+from tessera.models.errors import PuzzleError
 from tessera.models.polycube import Piece, PolycubePuzzle
 from tessera.solvers.polycube.disassemble import Disassembly
 from tessera.solvers.polycube.interlocking import disassembly_of, piece_groups
@@ -38,6 +39,9 @@ from tessera.viewer.scenes.base import (
 )
 from tessera.viewer.scenes.disassembly import AssemblyReplay, shells
 
+#: Each piece copy is one actor: past this many, building and drawing them would hold the
+#: window for minutes (100,000 copies did), so the scene is refused in one line instead.
+MAX_PIECE_ACTORS = 2000
 FLY_CELLS = 1.0  # how far beyond the target a piece starts its flight
 SHELL_OPACITY = 0.3  # a box, cage or frame: the pieces inside show through
 
@@ -124,6 +128,17 @@ def _camera_bounds(puzzle: PolycubePuzzle) -> tuple[float, ...]:
     return bounds_of(puzzle.target.cells.astype(float), margin=0.5)
 
 
+def check(puzzle: PolycubePuzzle) -> None:
+    """Refuse, in one line, a puzzle with more piece copies than can be drawn one by one."""
+    copies = sum(p.copies for p in puzzle.pieces)
+    if copies > MAX_PIECE_ACTORS:
+        raise PuzzleError(
+            f"{copies:,} pieces are too many to draw one by one (at most "
+            f"{MAX_PIECE_ACTORS:,}); count it with 'tessera solve PUZZLE --count'",
+            puzzle.source or None,
+        )
+
+
 def build(
     puzzle: PolycubePuzzle,
     solution: PolycubeSolution | None,
@@ -131,6 +146,7 @@ def build(
     trace=None,
 ) -> Scene:
     """The scene of one solution (pieces fly in by the assembly plan) or of a search trace."""
+    check(puzzle)
     colors = puzzle.colors()
     actors = _instances(puzzle, colors)
     actors.append(_outline(puzzle))
