@@ -81,13 +81,13 @@ def test_trace_shows_placements_and_backtracks(capsys):
     assert sum("place" in line for line in lines) - sum("remove" in line for line in lines) == 7
 
 
-def wait_for_progress_bar(proc: subprocess.Popen, deadline: float = 60.0) -> str:
-    """Read stderr until the progress bar is drawn: the search is running (not importing)."""
+def wait_for_progress_bar(proc: subprocess.Popen) -> str:
+    """Read stderr until the progress bar is drawn: the search is running (not importing).
+    No deadline of its own: a machine too busy to draw it soon is no failure, and a bar that
+    never comes is caught by the test's timeout."""
     seen = b""
-    end = time.monotonic() + deadline
     fd = proc.stderr.fileno()
     while b"[" not in seen:
-        assert time.monotonic() < end, f"no progress bar within {deadline} s: {seen!r}"
         ready, _, _ = select.select([fd], [], [], 0.5)
         if ready:
             chunk = os.read(fd, 4096)

@@ -297,6 +297,15 @@ def _closed(dist, n, clos):
                         clos[d, i, j] = v
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _listed(masks, steps, known, mask, step):
+    """Whether the group `mask` sliding `step` cells is among the first `known` moves."""
+    for k in range(known):
+        if masks[k] == mask and steps[k] == step:
+            return True
+    return False
+
+
 @njit(cache=True, nogil=True)
 def _pushed(clos, d, p, step, n, most):
     """The pieces that move when piece p slides `step` along d, pushing whatever it meets
@@ -352,12 +361,7 @@ def _slides(clos, n, cand):
                 m = _pushed(clos, d, p, step, n, n // 2)
                 if m < 0:
                     break
-                fresh = True
-                for k in range(known):
-                    if masks[k] == m and steps[k] == step:
-                        fresh = False
-                        break
-                if fresh:
+                if not _listed(masks, steps, known, m, step):
                     older = known
                     for u in range(older + 1):
                         if u == 0:
@@ -372,12 +376,7 @@ def _slides(clos, n, cand):
                             mm = m | other
                             if mm == full:
                                 continue
-                            dup = False
-                            for q in range(known):
-                                if masks[q] == mm and steps[q] == step:
-                                    dup = True
-                                    break
-                            if dup:
+                            if _listed(masks, steps, known, mm, step):
                                 continue
                         if known >= masks.shape[0]:
                             masks2 = np.empty(masks.shape[0] * 2, np.int64)
