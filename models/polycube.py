@@ -26,6 +26,7 @@ from tessera.models.fileformat import (
     parse_document,
     read_text,
 )
+from tessera.models.grids import CUBES, Grid
 
 #: Piece colours used when a file gives none: distinct, readable on white and on dark grey.
 PALETTE = (
@@ -52,6 +53,8 @@ class Piece:
     min_copies: int | None = None
     group: int = 0
     voxel_colours: np.ndarray | None = None
+    #: the lattice the cells live on (BurrTools' five grids; cubes unless a file says)
+    grid: Grid = CUBES
 
     @property
     def coloured(self) -> bool:
@@ -72,16 +75,16 @@ class Piece:
 
     @cached_property
     def orientations(self) -> list[np.ndarray]:
-        return geometry.orientations(self.cells)
+        return self.grid.orientations(self.cells)
 
     @cached_property
     def shape_key(self) -> tuple[int, ...]:
         """Equal for pieces that are the same up to rotation."""
-        return geometry.canonical_key(self.cells)
+        return self.grid.canonical_key(self.cells)
 
     @cached_property
     def mirror_key(self) -> tuple[int, ...]:
-        return geometry.canonical_key(geometry.mirror(self.cells))
+        return self.grid.canonical_key(self.grid.mirror(self.cells))
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,8 @@ class PolycubePuzzle:
     #: apart fill a row of three in 3 ways up to symmetry, `burrTxt` says), so its files
     #: load with False and count as BurrTools does.
     equal_pieces_alike: bool = True
+    #: the lattice of the target and every piece (`Piece.grid` says the same)
+    grid: Grid = CUBES
     _placement_cache: dict[int, list[Placement]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -213,12 +218,14 @@ def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
     if colours is None:
         shapes = [(shape, None) for shape in piece.orientations]
     else:
-        shapes = geometry.coloured_orientations(piece.cells, colours[1])
+        shapes = piece.grid.coloured_orientations(piece.cells, colours[1])
     for o, (shape, shape_colours) in enumerate(shapes):
         rel = shape.tolist()
         first = rel[0]
         offsets = sorted({(x - first[0], y - first[1], z - first[2]) for x, y, z in cells_list})
         for dx, dy, dz in offsets:
+            if not piece.grid.is_translation((dx, dy, dz)):
+                continue
             found = [index.get((x + dx, y + dy, z + dz)) for x, y, z in rel]
             if None in found:
                 continue
@@ -240,7 +247,7 @@ def check_colour_symmetry(piece: Piece, path: str | Path | None, line: int | Non
     symmetric shape coloured asymmetrically): placements are told apart by their cells
     throughout the solver, so such a piece cannot be counted yet."""
     if piece.coloured and len(
-        geometry.coloured_orientations(piece.cells, piece.voxel_colours)
+        piece.grid.coloured_orientations(piece.cells, piece.voxel_colours)
     ) != len(piece.orientations):
         raise PuzzleError(
             f"piece '{piece.name}': its colours tell apart turns that fill the same cells "

@@ -19,7 +19,6 @@ from functools import cached_property
 
 import numpy as np
 
-from tessera.models import geometry
 from tessera.models.colours import voxel_colours_fit
 from tessera.models.errors import PuzzleError
 from tessera.models.polycube import Piece, Placement, PolycubePuzzle
@@ -174,9 +173,22 @@ class PlacementTable:
             for piece in puzzle.pieces:
                 self._add(np.zeros((0, piece.size), np.int64), np.zeros(0, np.int64), None)
             return
+        coloured = puzzle.coloured
+        grid = puzzle.grid
+        turned: list = []
+        for t, piece in enumerate(puzzle.pieces):
+            colours = puzzle.colour_fit(t) if coloured else None
+            if colours is None:
+                turned.append((piece_orientations(piece), None, None))  # (orientations, size, 3)
+            else:
+                pairs = grid.coloured_orientations(piece.cells, colours[1])
+                turned.append(
+                    (np.stack([c for c, _ in pairs]), np.stack([v for _, v in pairs]), colours)
+                )
         lo, hi = target.bounds
         shape = (hi - lo + 1).astype(np.int64)
-        pad = max((p.cells.max(initial=0) for p in puzzle.pieces), default=0) + 1
+        # the padding holds every orientation (a turned prism piece is wider than the piece)
+        pad = max((int(shapes.max(initial=0)) for shapes, _, _ in turned), default=0) + 1
         dense = int(np.prod((shape + pad).astype(object)))  # Python ints: never overflows
         if dense > max(DENSE_CELLS, DENSE_PER_CELL * self.n_cells):
             # cells far apart: a padded grid would be mostly empty (a two-cell piece a
@@ -184,28 +196,23 @@ class PlacementTable:
             fits = _SparseFits(target.cells, lo, shape, pad).fits
         else:
             fits = _DenseFits(target.cells, lo, shape, pad).fits
-        coloured = puzzle.coloured
         done: dict[bytes, int] = {}  # pieces with the very same cells share their rows
         for t, piece in enumerate(puzzle.pieces):
-            colours = puzzle.colour_fit(t) if coloured else None
+            shapes, shape_colours, colours = turned[t]
             same_cells = np.asarray(piece.cells, np.int64).tobytes()
             twin = None if coloured else done.setdefault(same_cells, t)
             if twin is not None and twin != t:
                 self._add(self.cells[twin], self.orientation[twin], self.offset[twin])
                 continue
-            if colours is None:
-                shapes = piece_orientations(piece)  # (orientations, size, 3)
-            else:
-                turned = geometry.coloured_orientations(piece.cells, colours[1])
-                shapes = np.stack([shape for shape, _ in turned])
-                shape_colours = np.stack([values for _, values in turned])
             ids_parts, orient_parts, off_parts = [], [], []
             for o0, fit, o_idx, offs in fits(shapes):
+                # a translation must keep each cell's kind (an upward prism stays upward)
+                keep = grid.is_translation(offs)
                 if colours is not None:  # every voxel's colour may go where it lands
-                    keep = voxel_colours_fit(
+                    keep &= voxel_colours_fit(
                         puzzle.colour_rules, shape_colours[o0 + o_idx], colours[0][fit]
                     )
-                    fit, o_idx, offs = fit[keep], o_idx[keep], offs[keep]
+                fit, o_idx, offs = fit[keep], o_idx[keep], offs[keep]
                 ids_parts.append(fit)
                 orient_parts.append(o_idx + o0)
                 off_parts.append(offs)
@@ -252,49 +259,30 @@ class PlacementTable:
             return found
 
 
-#: The 24 rotations as one array, in `geometry.rotations()` order.
-_ROTATIONS = np.stack(geometry.rotations())
-_MIRROR = np.array([-1, 1, 1], np.int64)
-
-_shapes: dict[tuple[int, ...], tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]] = {}
+_shapes: dict[tuple, tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]] = {}
 
 
-def _shape_facts(cells: np.ndarray) -> tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]:
-    """(orientations stacked, shape key, mirror key) of a shape, all equal to what
-    `models.geometry` gives (`Piece.orientations`, `shape_key`, `mirror_key`) but from one
-    numpy pass over the 24 rotations, and kept by shape: a program loading the Soma pieces,
-    or a figure library reusing them hundreds of times, computes them once."""
-    cells = geometry.normalise(cells)
-    key = tuple(cells.ravel().tolist())
+def _shape_facts(piece: Piece) -> tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]:
+    """(orientations stacked, shape key, mirror key) of a piece's shape, equal to
+    `Piece.orientations`, `shape_key` and `mirror_key` but from one numpy pass over the grid's
+    rotations, and kept by shape: a program loading the Soma pieces, or a figure library
+    reusing them hundreds of times, computes them once."""
+    grid = piece.grid
+    cells = grid.normalise(piece.cells)
+    key = (grid.name, *cells.ravel().tolist())
     found = _shapes.get(key)
     if found is None:
         if len(_shapes) > 4096:
             _shapes.clear()
-        stacked, shape_key = _orientations(cells)
-        _, mirror_key = _orientations(geometry.normalise(cells * _MIRROR))
+        stacked, shape_key = grid.orientation_stack(cells)
+        _, mirror_key = grid.orientation_stack(grid.mirror(cells))
         found = _shapes[key] = (stacked, shape_key, mirror_key)
     return found
 
 
-def _orientations(cells: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
-    """Distinct normalised orientations in the order of the first rotation that makes each
-    (as `geometry.orientations`), and the smallest one's key (`geometry.canonical_key`)."""
-    moved = np.einsum("gij,nj->gni", _ROTATIONS, cells)
-    moved -= moved.min(axis=1, keepdims=True)
-    base = int(moved.max()) + 1
-    # one number per cell orders cells as lexsort by x, then y, then z does
-    codes = np.sort((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2], axis=1)
-    _, first = np.unique(codes, axis=0, return_index=True)
-    keep = np.sort(first)
-    codes = codes[keep]
-    shapes = np.stack([codes // (base * base), codes // base % base, codes % base], axis=2)
-    smallest = shapes[np.lexsort(codes.T[::-1])[0]]
-    return shapes, tuple(smallest.ravel().tolist())
-
-
 def piece_orientations(piece: Piece) -> np.ndarray:
     """A piece's orientations as one (orientations, size, 3) array (see `_shape_facts`)."""
-    return _shape_facts(piece.cells)[0]
+    return _shape_facts(piece)[0]
 
 
 def piece_keys(piece: Piece) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -302,18 +290,21 @@ def piece_keys(piece: Piece) -> tuple[tuple[int, ...], tuple[int, ...]]:
     for a piece with coloured voxels, keys of the shape with its colours (a red-tipped stick
     and a black-tipped one are different pieces)."""
     if piece.coloured:
-        return _coloured_key(piece.cells, piece.voxel_colours), _coloured_key(
-            piece.cells * _MIRROR, piece.voxel_colours
+        grid = piece.grid
+        images, ok = grid.transform_all(piece.cells, mirrors=True)
+        mirrored = images[grid.n_rotations + np.flatnonzero(ok[grid.n_rotations :])[0]]
+        return _coloured_key(grid, piece.cells, piece.voxel_colours), _coloured_key(
+            grid, mirrored, piece.voxel_colours
         )
-    _, shape_key, mirror_key = _shape_facts(piece.cells)
+    _, shape_key, mirror_key = _shape_facts(piece)
     return shape_key, mirror_key
 
 
-def _coloured_key(cells: np.ndarray, colours) -> tuple[int, ...]:
+def _coloured_key(grid, cells: np.ndarray, colours) -> tuple[int, ...]:
     """The smallest (cells, colours) key among a coloured shape's orientations."""
     return min(
         tuple(shape.ravel().tolist()) + tuple(values.tolist())
-        for shape, values in geometry.coloured_orientations(cells, colours)
+        for shape, values in grid.coloured_orientations(cells, colours)
     )
 
 

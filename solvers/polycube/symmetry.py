@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 
-from tessera.models import geometry
 from tessera.models.polycube import Placement, PolycubePuzzle
 from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
 from tessera.solvers.polycube.packing import (
@@ -93,15 +92,10 @@ class Counts:
 
 @dataclass(frozen=True)
 class GroupElement:
-    affine: np.ndarray  # 3×4: p -> M p + t
+    transform: int  # index into the grid's `transform_all`
     proper: bool
     cell_map: np.ndarray  # target cell index -> index of its image
     type_map: tuple[int, ...]  # piece type -> type of its image
-
-
-#: The 48 symmetries of the cube as one (48, 3, 3) array, rotations first.
-_MATRICES = np.stack(geometry.symmetries())
-_PROPER = np.arange(48) < 24
 
 
 class TargetGroup:
@@ -116,14 +110,14 @@ class TargetGroup:
         mirror_types = self._mirror_types(puzzle, self.same)
         identity_types = self.same
         use_mirrors = mirrors and mirror_types is not None
-        affines, cell_maps, proper = _symmetries(puzzle, use_mirrors)
+        transforms, cell_maps, proper = _symmetries(puzzle, use_mirrors)
         self.cell_maps = cell_maps  # (order, cells): row g is element g's cell map
         self.proper = proper
         self.elements = [
             GroupElement(
-                affine, bool(p), cell_map, identity_types if p else mirror_types or identity_types
+                int(g), bool(p), cell_map, identity_types if p else mirror_types or identity_types
             )
-            for affine, cell_map, p in zip(affines, cell_maps, proper.tolist(), strict=True)
+            for g, cell_map, p in zip(transforms, cell_maps, proper.tolist(), strict=True)
         ]
         self.type_maps = np.array([g.type_map for g in self.elements], np.int64).reshape(
             len(self.elements), len(puzzle.pieces)
@@ -243,29 +237,25 @@ class TargetGroup:
         return [g for g in (elements or self.elements) if self.encode(solution, g) == me]
 
 
-def _symmetries(
-    puzzle: PolycubePuzzle, mirrors: bool
-) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """(affine maps, cell maps, properness) of the symmetries of the figure: all 48 cube
-    symmetries tried at once in numpy. Required cells must map onto required cells, optional
-    onto optional, and pre-placed pieces onto pre-placed pieces of the image type."""
+def _symmetries(puzzle: PolycubePuzzle, mirrors: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(transform numbers, cell maps, properness) of the symmetries of the figure: all the
+    grid's rotations (and mirror images) tried at once in numpy. Required cells must map onto
+    required cells, optional onto optional, and pre-placed pieces onto pre-placed pieces of
+    the image type."""
     target = puzzle.target
     cells = target.cells
     n, n_req = len(cells), target.n_required
     preplaced = list(getattr(puzzle, "preplaced", ()) or ())
     frame = [np.asarray(p.cells, np.int64).reshape(-1, 3) for p in preplaced]
     whole = np.vstack([cells, *frame]) if frame else cells
-    identity = np.hstack([np.eye(3, dtype=np.int64), np.zeros((3, 1), np.int64)])
     if len(whole) == 0 or n == 0:
         # nothing left to fill: one empty solution, and nothing a symmetry could tell apart
-        return [identity], np.zeros((1, n), np.int64), np.ones(1, bool)
-    mats = _MATRICES if mirrors else _MATRICES[:24]
-    proper = _PROPER[: len(mats)]
+        return np.zeros(1, np.int64), np.zeros((1, n), np.int64), np.ones(1, bool)
+    grid = puzzle.grid
+    proper = grid.proper(mirrors)
     lo, hi = whole.min(axis=0), whole.max(axis=0)
-    moved = np.einsum("gij,nj->gni", mats, whole)
-    offsets = lo - moved.min(axis=1)
-    images = moved + offsets[:, None, :]
-    inside = ((images <= hi).all(axis=2)).all(axis=1)
+    images, fits = grid.aligned_images(whole, mirrors)
+    inside = fits & ((images >= lo) & (images <= hi)).all(axis=2).all(axis=1)
     # a cell label per figure cell: target index, then n + k for pre-placed piece k
     # looked up among the figure's sorted cell keys, never in a grid of its bounding box (a
     # figure of two cells far apart would make that grid huge)
@@ -296,8 +286,7 @@ def _symmetries(
         want = np.where(proper[where][:, None], want_proper, want_mirror)
         ok &= (img_owner == want).all(axis=1)
     keep = where[ok]
-    affines = np.concatenate([mats[keep], offsets[keep][:, :, None]], axis=2)
-    return list(affines), idx[ok][:, :n].copy(), proper[keep]
+    return keep, idx[ok][:, :n].copy(), proper[keep]
 
 
 def _mirror_partners(preplaced: Sequence[Any]) -> np.ndarray:

@@ -1,0 +1,224 @@
+"""What every grid offers: the one interface shapes, placements, symmetry, scenes and STL use.
+
+Cells are integer (x, y, z) triples, held as `(n, 3)` int arrays, in BurrTools' own voxel
+coordinates for that grid, so a file's cells are Tessera's cells and `convert` writes them back
+unchanged. A grid says which triples are cells (`valid`), which translations move a shape onto
+cells of the same kind (`is_translation`, and `anchor`, the lattice point at or below a corner),
+how its rotations and mirror images act (`transform_all`), and what each cell looks like in
+space (`centres`, `solid`).
+
+Everything else is written once, here, from those: normalising a shape (translate its anchor to
+the origin and sort), its distinct orientations, keys equal for congruent shapes, mirror
+images and connectedness. A grid-specific branch anywhere else would be a second mechanism.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+Cells = np.ndarray  # (n, 3) int64
+
+
+def as_cells(cells) -> Cells:
+    return np.asarray(cells, dtype=np.int64).reshape(-1, 3)
+
+
+def sort_cells(cells: Cells) -> Cells:
+    """Cells in the one order every key uses: by x, then y, then z."""
+    order = np.lexsort((cells[:, 2], cells[:, 1], cells[:, 0]))
+    return cells[order]
+
+
+class Grid:
+    """One lattice of cells. Subclasses fill in the geometry; the algorithms live here."""
+
+    #: the name files use (`grid = "spheres"`) and the CLI shows
+    name: str = ""
+    #: a person's name for it
+    title: str = ""
+    #: BurrTools' `<gridType type=...>`
+    burrtools_type: int = 0
+    #: how many of `transform_all`'s images are proper rotations (they come first)
+    n_rotations: int = 24
+    #: lattice translations a piece slides along, one step each, when it comes apart
+    directions: tuple[tuple[int, int, int], ...] = ()
+    #: an (x, y, z) list of names for the directions, for the CLI and the window
+    direction_names: tuple[str, ...] = ()
+
+    # -- what a grid must say ---------------------------------------------------------------
+    def valid(self, cells) -> np.ndarray:
+        """Per triple: is it a cell of this grid?"""
+        raise NotImplementedError
+
+    def anchor(self, corner: np.ndarray) -> np.ndarray:
+        """The lattice translation at or below each corner (`(..., 3)`), equivariant under
+        lattice translations, so `cells - anchor(min)` is the same for translated copies."""
+        raise NotImplementedError
+
+    def is_translation(self, offsets) -> np.ndarray:
+        """Per offset: does it move every cell onto a cell of the same kind?"""
+        raise NotImplementedError
+
+    def transform_all(self, cells, mirrors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Every rotation (then every mirror image, when `mirrors`) applied to the cells,
+        about one fixed point: `(images (g, n, 3), ok (g,))`. `ok` is False where an image
+        leaves the lattice (the sphere grid's turns within a plane only fit flat shapes)."""
+        raise NotImplementedError
+
+    def centres(self, cells) -> np.ndarray:
+        """Each cell's centre in space (float `(n, 3)`), in units of about one cell."""
+        raise NotImplementedError
+
+    def solid(self, cell) -> tuple[np.ndarray, list[tuple[int, ...]]] | None:
+        """One cell's convex solid: (vertices (k, 3), faces as vertex-index loops, counter-
+        clockwise seen from outside), or None for a round cell (a sphere)."""
+        raise NotImplementedError
+
+    #: radius of a round cell (spheres), in the units of `centres`
+    radius: float = 0.0
+
+    # -- written once for every grid ---------------------------------------------------------
+    @property
+    def is_cubic(self) -> bool:
+        """The cube grid: the one whose cells are unit cubes at integer positions."""
+        return self.burrtools_type == 0
+
+    def residue(self, cells) -> np.ndarray:
+        """Each cell's position within its lattice cell: cells with equal residues are
+        translations of each other (the kind of cell: an upward or a downward prism)."""
+        arr = as_cells(cells)
+        return arr - self.anchor(arr)
+
+    def normalise(self, cells) -> Cells:
+        """Translate so the anchor of the lowest corner is the origin, then sort."""
+        arr = as_cells(cells)
+        if len(arr) == 0:
+            return arr
+        return sort_cells(arr - self.anchor(arr.min(axis=0)))
+
+    def key(self, cells) -> tuple[int, ...]:
+        return tuple(self.normalise(cells).ravel().tolist())
+
+    def orientations(self, cells, mirrors: bool = False) -> list[Cells]:
+        """Distinct orientations, normalised, in the order of the first transform making each."""
+        arr = as_cells(cells)
+        images, ok = self.transform_all(arr, mirrors)
+        seen: dict[tuple[int, ...], Cells] = {}
+        for image, fits in zip(images, ok, strict=True):
+            if fits:
+                shape = self.normalise(image)
+                seen.setdefault(tuple(shape.ravel().tolist()), shape)
+        return list(seen.values())
+
+    def normalise_with(self, cells, values) -> tuple[Cells, np.ndarray]:
+        """`normalise`, carrying one value per cell (a voxel's colour) along with its cell."""
+        arr = as_cells(cells)
+        values = np.asarray(values, np.int64).reshape(len(arr))
+        if len(arr) == 0:
+            return arr, values
+        arr = arr - self.anchor(arr.min(axis=0))
+        order = np.lexsort((arr[:, 2], arr[:, 1], arr[:, 0]))
+        return arr[order], values[order]
+
+    def coloured_orientations(self, cells, values) -> list[tuple[Cells, np.ndarray]]:
+        """Distinct orientations of a shape whose cells carry values (colours), under the
+        rotations: a symmetric shape coloured asymmetrically has more of these."""
+        images, ok = self.transform_all(as_cells(cells))
+        seen: dict[tuple, tuple[Cells, np.ndarray]] = {}
+        for image, fits in zip(images, ok, strict=True):
+            if fits:
+                shape, vals = self.normalise_with(image, values)
+                key = (tuple(shape.ravel().tolist()), tuple(vals.tolist()))
+                seen.setdefault(key, (shape, vals))
+        return list(seen.values())
+
+    def orientation_stack(self, cells) -> tuple[np.ndarray, tuple[int, ...]]:
+        """`orientations` as one (orientations, size, 3) array, and the smallest one's key
+        (`canonical_key`), from one numpy pass: what the placement table is built from."""
+        arr = as_cells(cells)
+        images, ok = self.transform_all(arr)
+        moved = images[ok]
+        moved = moved - self.anchor(moved.min(axis=1))[:, None, :]
+        base = int(moved.max(initial=0)) + 1
+        # one number per cell orders cells as lexsort by x, then y, then z does
+        codes = np.sort((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2], axis=1)
+        _, first = np.unique(codes, axis=0, return_index=True)
+        codes = codes[np.sort(first)]
+        shapes = np.stack([codes // (base * base), codes // base % base, codes % base], axis=2)
+        smallest = shapes[np.lexsort(codes.T[::-1])[0]]
+        return shapes, tuple(smallest.ravel().tolist())
+
+    def canonical_key(self, cells, mirrors: bool = False) -> tuple[int, ...]:
+        """The smallest key among the orientations: equal for congruent shapes."""
+        return min(tuple(o.ravel().tolist()) for o in self.orientations(cells, mirrors))
+
+    def mirror(self, cells) -> Cells:
+        """The mirror image (the first improper transform), normalised."""
+        images, ok = self.transform_all(as_cells(cells), mirrors=True)
+        improper = np.flatnonzero(ok[self.n_rotations :])
+        return self.normalise(images[self.n_rotations + improper[0]])
+
+    def aligned_images(self, cells, mirrors: bool) -> tuple[np.ndarray, np.ndarray]:
+        """`transform_all`, each image translated so its anchor sits where the original's
+        does: a transform maps a figure onto itself exactly when its aligned image has the
+        same cells (the translation, if any, is the anchors' difference)."""
+        arr = as_cells(cells)
+        images, ok = self.transform_all(arr, mirrors)
+        if len(arr) == 0:
+            return images, ok
+        shift = self.anchor(arr.min(axis=0)) - self.anchor(images.min(axis=1))
+        return images + shift[:, None, :], ok
+
+    def proper(self, mirrors: bool) -> np.ndarray:
+        n = self.n_rotations * (2 if mirrors else 1)
+        return np.arange(n) < self.n_rotations
+
+    # -- faces and neighbours, from the solids ----------------------------------------------
+    def _face_keys(self, cells: Cells) -> list[list[tuple]]:
+        """Per cell, a key per face: its rounded vertices, sorted (equal for a shared face)."""
+        out = []
+        for cell in cells.tolist():
+            vertices, faces = self.solid(cell)  # type: ignore[misc]
+            rounded = np.round(vertices * 1e6).astype(np.int64)
+            out.append([tuple(sorted(map(tuple, rounded[list(f)].tolist()))) for f in faces])
+        return out
+
+    def neighbour_pairs(self, cells) -> list[tuple[int, int]]:
+        """Index pairs of cells sharing a face (touching, for spheres)."""
+        arr = as_cells(cells)
+        if self.solid(arr[0].tolist() if len(arr) else (0, 0, 0)) is None:
+            return self._touching_pairs(arr)
+        owner: dict[tuple, int] = {}
+        pairs = []
+        for i, keys in enumerate(self._face_keys(arr)):
+            for k in keys:
+                j = owner.setdefault(k, i)
+                if j != i:
+                    pairs.append((j, i))
+        return pairs
+
+    def _touching_pairs(self, cells: Cells) -> list[tuple[int, int]]:
+        centres = self.centres(cells)
+        gap = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+        i, j = np.nonzero(np.triu(np.abs(gap - 2 * self.radius) < 1e-6, 1))
+        return list(zip(i.tolist(), j.tolist(), strict=True))
+
+    def is_connected(self, cells) -> bool:
+        """Face-connected (touching, for spheres): the usual requirement for a real piece."""
+        arr = as_cells(cells)
+        if len(arr) <= 1:
+            return True
+        parent = list(range(len(arr)))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for i, j in self.neighbour_pairs(arr):
+            parent[root(i)] = root(j)
+        return len({root(i) for i in range(len(arr))}) == 1
+
+    def __repr__(self) -> str:
+        return f"<grid {self.name}>"

@@ -1,0 +1,96 @@
+"""BurrTools' tetrahedra-octahedra grid (gridType 4).
+
+Each cube of a lattice holds one regular tetrahedron on four of its corners and four small
+corner tetrahedra, each an eighth of the octahedron that eight cubes build around a shared
+corner. Which four corners the big tetrahedron uses alternates from cube to cube, so the cubes
+form a chessboard in three dimensions, and a piece moves by two cubes, or one cube along two
+axes at once (the face-centred lattice).
+
+BurrTools addresses a cube's five cells on a 3×3×3 raster: the centre point (1, 1, 1) is the big
+tetrahedron, and the corner point 2c of the raster is the small tetrahedron at cube corner c.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cache
+
+import numpy as np
+
+from tessera.models.grids._signed import SignedPermutationGrid
+from tessera.models.grids.base import as_cells
+from tessera.models.grids.rhombic import _TET_FACES, _outward
+
+BLOCK = 3
+
+
+def _odd(block: np.ndarray) -> np.ndarray:
+    return (block.sum(axis=-1) & 1).astype(bool)
+
+
+@cache
+def _corner_tetra(corner: tuple[int, int, int]) -> np.ndarray:
+    c = np.array(corner, np.float64)
+    ends = [c.copy() for _ in range(3)]
+    for axis in range(3):
+        ends[axis][axis] = 1 - c[axis]
+    return np.stack([c, *ends])
+
+
+@cache
+def _big_tetra(even_corners: bool) -> np.ndarray:
+    want = 0 if even_corners else 1
+    return np.array(
+        [c for c in itertools.product((0, 1), repeat=3) if sum(c) % 2 == want][::-1], np.float64
+    )
+
+
+class TetraOcta(SignedPermutationGrid):
+    name = "tetra-octa"
+    title = "tetrahedra and octahedra"
+    burrtools_type = 4
+    directions = tuple(
+        tuple(int(v) for v in d)
+        for d in (
+            [(sa * BLOCK if i == a else sb * BLOCK if i == b else 0) for i in range(3)]
+            for a, b in ((0, 1), (0, 2), (1, 2))
+            for sa in (1, -1)
+            for sb in (1, -1)
+        )
+    )
+
+    def valid(self, cells) -> np.ndarray:
+        arr = as_cells(cells)
+        block, sub = arr // BLOCK, arr % BLOCK
+        centre = (sub == 1).all(axis=1)
+        corner = ((sub == 0) | (sub == 2)).all(axis=1)
+        # corners with an even count of 2s in odd cubes, an odd count in even cubes
+        twos = (sub == 2).sum(axis=1) & 1
+        return centre | (corner & (twos.astype(bool) != _odd(block)))
+
+    def anchor(self, corner: np.ndarray) -> np.ndarray:
+        corner = np.asarray(corner, np.int64)
+        base = corner - corner % BLOCK
+        shift = np.zeros_like(base)
+        shift[..., 0] = np.where(_odd(base // BLOCK), BLOCK, 0)
+        return base - shift
+
+    def is_translation(self, offsets) -> np.ndarray:
+        offsets = np.asarray(offsets)
+        return (offsets % BLOCK == 0).all(axis=-1) & ~_odd(offsets // BLOCK)
+
+    def centres(self, cells) -> np.ndarray:
+        arr = as_cells(cells)
+        return np.array([self.solid(c)[0].mean(axis=0) for c in arr.tolist()]).reshape(-1, 3)
+
+    def solid(self, cell) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+        cell = np.asarray(cell, np.int64)
+        block, sub = cell // BLOCK, cell % BLOCK
+        if (sub == 1).all():
+            # the big tetrahedron uses the corners the small ones leave: odd cubes hold the
+            # small ones on even corners
+            tet = _big_tetra(even_corners=not bool(_odd(block)))
+        else:
+            tet = _corner_tetra(tuple((sub // 2).tolist()))
+        vertices = tet + block
+        return vertices, _outward(vertices, _TET_FACES)
