@@ -1,4 +1,4 @@
-"""Import of BurrTools `.xmpuzzle` files (cube grid only).
+"""Import of BurrTools `.xmpuzzle` files, on all five of its grids.
 
 The file is gzip-compressed XML. Shapes are `<voxel x= y= z=>` strings listing every cell with
 x varying fastest: `_` empty, `#` a cube, `+` a "variable" cube (in a result shape: a cell that
@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 from defusedxml import ElementTree as SafeET
 
-from tessera.models import geometry
 from tessera.models.colours import ColourRules
 from tessera.models.errors import PuzzleError, printable
+from tessera.models.grids import GRIDS, Grid
 from tessera.models.polycube import Piece, PolycubePuzzle, Target, check_colour_symmetry
 
 MAX_INFLATED = 64 * 1024 * 1024
@@ -32,14 +32,6 @@ MAX_TOTAL_CELLS = 2_000_000
 #: Shapes in a file, and pieces in a problem: BurrTools' own examples have a few hundred at
 #: most; a 28 KB file of 200,000 one-cube shapes took 7-20 s to read before this bound.
 MAX_SHAPES = 10_000
-#: BurrTools' grids (`<gridType type=...>`); Tessera reads the cube grid only.
-GRID_NAMES = {
-    "0": "cubes",
-    "1": "triangular prisms",
-    "2": "spheres",
-    "3": "rhombic dodecahedra",
-    "4": "tetrahedra and octahedra",
-}
 _SIZE = re.compile(r"[0-9]{1,9}")
 _COLOURS = re.compile(r"[0-9]+")
 _STATE_COLOUR = re.compile(r"[_#+]([0-9]*)")
@@ -176,18 +168,26 @@ def _cells_where(mask: np.ndarray, nx: int, ny: int) -> np.ndarray:
     return np.stack([x, rest % ny, rest // ny], axis=1).reshape(-1, 3)
 
 
-def _check_grid(root, path: Path, lines: _Lines) -> None:
-    grid = root.find("gridType")
-    kind = "0" if grid is None else grid.get("type", "0")
-    if kind == "0":
-        return
-    name = GRID_NAMES.get(kind)
-    what = f"the {name} grid (gridType {kind})" if name else f"grid type {printable(kind)}"
-    raise PuzzleError(
-        f"{what} is not supported: Tessera reads the cube grid (gridType 0) only",
-        path,
-        lines("gridType", 0),
-    )
+def _read_grid(root, path: Path, lines: _Lines) -> Grid:
+    """The file's grid (`<gridType type=...>`; none means cubes)."""
+    element = root.find("gridType")
+    kind = "0" if element is None else element.get("type", "0")
+    if not (_SIZE.fullmatch(kind) and int(kind) < len(GRIDS)):
+        raise PuzzleError(
+            f"grid type {printable(kind)} is not one of BurrTools' grids (0-4)",
+            path,
+            lines("gridType", 0),
+        )
+    return GRIDS[int(kind)]
+
+
+def _on_grid(cells: np.ndarray, grid: Grid, what: str, warnings: list[str]) -> np.ndarray:
+    """The cells that exist on the grid. BurrTools' editor never fills any other; a file that
+    does is read without them, and says so."""
+    ok = grid.valid(cells)
+    if not ok.all():
+        warnings.append(f"{what}: {int((~ok).sum())} voxels off the {grid.title} grid ignored")
+    return ok
 
 
 def _parse_shapes(root, path: Path, lines: _Lines) -> list:
@@ -262,7 +262,7 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         raise PuzzleError(f"refused XML: {exc}", path) from None
     if root.tag != "puzzle":
         raise PuzzleError(f"not a BurrTools puzzle (root element <{root.tag}>)", path, 1)
-    _check_grid(root, path, line_at)
+    grid = _read_grid(root, path, line_at)
     warnings: list[str] = []
     shapes = _parse_shapes(root, path, line_at)
     parsed = _Parsed(shapes, path, line_at)
@@ -278,6 +278,11 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         raise PuzzleError("the problem has no result shape", path, pline)
     rid = _shape_index(result.get("id"), len(parsed), path, pline)
     req, opt, target_colours = parsed[rid]
+    where = f"{path}:{pline}: the result shape"
+    keep_req, keep_opt = _on_grid(req, grid, where, warnings), _on_grid(opt, grid, where, [])
+    if not (keep_req.all() and keep_opt.all()):
+        target_colours = target_colours[np.concatenate([keep_req, keep_opt])]
+        req, opt = req[keep_req], opt[keep_opt]
     if len(req) == 0:  # as the TOML loader says for a target of optional cells only
         raise PuzzleError("the target has no required cells", path, pline)
     pieces = []
@@ -307,15 +312,16 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         group = _group_of(sh)
         fixed, variable, voxel_colours = parsed[sid]
         cells = np.vstack([fixed, variable]) if len(variable) else fixed
+        name = shapes[sid].get("name") or f"S{sid + 1}"
+        keep = _on_grid(cells, grid, f"{path}:{sline}: piece '{name}'", warnings)
+        cells, voxel_colours = cells[keep], voxel_colours[keep]
         if len(cells) == 0:
             raise PuzzleError(f"shape {sid} has no cells", path, sline)
-        name = shapes[sid].get("name") or f"S{sid + 1}"
-        if not geometry.is_connected(cells):
+        if not grid.is_connected(cells):
             warnings.append(f"{path}:{sline}: piece '{name}' is not connected")
-        cells, voxel_colours = geometry.normalise_with(cells, voxel_colours)
-        piece = Piece(
-            name, cells, count, None, fewest, group, voxel_colours if voxel_colours.any() else None
-        )
+        cells, voxel_colours = grid.normalise_with(cells, voxel_colours)
+        colours = voxel_colours if voxel_colours.any() else None
+        piece = Piece(name, cells, count, None, fewest, group, colours, grid)
         check_colour_symmetry(piece, path, sline)
         pieces.append(piece)
     if not pieces:
@@ -333,6 +339,7 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
         warnings=warnings,
         colour_rules=_colour_rules(root, prob, path, pline),
         equal_pieces_alike=False,  # BurrTools tells shapes of one form apart
+        grid=grid,
     )
 
 

@@ -205,7 +205,11 @@ class PlacementTable:
                 self._add(self.cells[twin], self.orientation[twin], self.offset[twin])
                 continue
             ids_parts, orient_parts, off_parts = [], [], []
-            for o0, fit, o_idx, offs in fits(shapes):
+            # the fitting starts each shape at its lowest corner; a grid's normalised shape
+            # may sit a little above it (its lattice anchor), which the offsets put back
+            corner = shapes.min(axis=1)
+            for o0, fit, o_idx, offs in fits(shapes - corner[:, None, :]):
+                offs = offs - corner[o0 + o_idx]
                 # a translation must keep each cell's kind (an upward prism stays upward)
                 keep = grid.is_translation(offs)
                 if colours is not None:  # every voxel's colour may go where it lands
