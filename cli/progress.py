@@ -8,6 +8,7 @@ import signal
 import sys
 import time
 
+from tessera.cli.interrupt import interrupted
 from tessera.solvers.search_control import Cancellable, Cancelled
 
 
@@ -36,6 +37,15 @@ class ProgressBar:
         sys.stderr.flush()
         self._drawn = True
 
+    def stopping(self) -> None:
+        """After the first Ctrl-C: the bar's line says the search is winding down, and how to
+        leave at once (a long search can take a moment to reach a point where it stops)."""
+        if self.enabled:
+            sys.stderr.write(f"\r{self.label}: stopping (Ctrl-C again to leave at once)\x1b[K")
+            sys.stderr.flush()
+            self._drawn = True
+            self._last = float("inf")  # no redraw over it
+
     def close(self) -> None:
         if self._drawn:
             sys.stderr.write("\r\x1b[K")
@@ -43,11 +53,25 @@ class ProgressBar:
             self._drawn = False
 
 
+def leave_now() -> None:
+    """Exit 130 this instant, after flushing what was printed, with the one interrupted line."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    interrupted()
+    sys.stderr.flush()
+    os._exit(130)
+
+
 class Interruptible:
     """How every command runs a search: a progress bar on stderr, and Ctrl-C asks the search
     to stop so the command can still print what it found, marked partial (exit 130).
 
-    A second Ctrl-C while the search winds down raises KeyboardInterrupt as usual.
+    A second Ctrl-C exits at once (130), keeping what was already printed: the search may
+    be deep in compiled code on other threads, which Python cannot interrupt, and the
+    interpreter would wait for those threads at exit (issue 21 F15: one run in six hung).
 
         with Interruptible(search, "counting") as run:
             n = run.count(limit)
@@ -62,8 +86,9 @@ class Interruptible:
     def __enter__(self) -> Interruptible:
         def handler(signum, frame) -> None:
             if self.search.cancelled:
-                raise KeyboardInterrupt
+                leave_now()
             self.search.cancel()
+            self.bar.stopping()
 
         try:
             self._previous = signal.signal(signal.SIGINT, handler)

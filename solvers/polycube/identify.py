@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from tessera.models import geometry
+from tessera.models.grids.base import as_cells
 from tessera.models.polycube import Placement, PolycubePuzzle
 from tessera.solvers.polycube.packing import PlacedPiece, PolycubeSolution
 from tessera.solvers.polycube.symmetry import ClassSearch
@@ -28,8 +28,9 @@ def placement_of(puzzle: PolycubePuzzle, piece: int, cells) -> Placement | None:
 
     Raises ValueError when the cells are not the piece's shape at all: that is a caller's bug,
     not a user's move."""
-    arr = geometry.as_cells(cells)
-    shape_key = geometry.key(arr)
+    grid = puzzle.grid
+    arr = as_cells(cells)
+    shape_key = grid.key(arr)
     orientation = next(
         (
             o
@@ -44,7 +45,7 @@ def placement_of(puzzle: PolycubePuzzle, piece: int, cells) -> Placement | None:
     ids = [index.get(c) for c in map(tuple, arr.tolist())]
     if None in ids:
         return None
-    offset = tuple(int(v) for v in arr.min(axis=0))
+    offset = tuple(int(v) for v in grid.anchor(arr.min(axis=0)))
     return Placement(piece, orientation, offset, tuple(sorted(ids)))
 
 
