@@ -5,6 +5,7 @@ them (`../shared/conformance/burrtools-grids/README.md`)."""
 from __future__ import annotations
 
 import itertools
+import tomllib
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from tessera.models.burrtools import load_xmpuzzle
 from tessera.models.grids import GRIDS, PRISMS, RHOMBIC, SPHERES, TETRA_OCTA, grid_named
 from tessera.solvers.polycube.symmetry import TargetGroup, count_solutions
-from tests._paths import CONFORMANCE, needs_conformance
+from tests._paths import CONFORMANCE, FIXTURES, needs_conformance
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -114,3 +115,21 @@ def test_burrtools_examples_on_every_grid_count_as_burrtxt(name, problem, assemb
     group = TargetGroup(puzzle)
     for maps in group.cell_maps:
         assert sorted(maps.tolist()) == list(range(len(puzzle.target.cells)))
+
+
+ORACLE = sorted((FIXTURES / "burrtools_grids").glob("*.xmpuzzle"))
+
+
+@pytest.mark.parametrize("path", ORACLE, ids=[p.stem for p in ORACLE])
+def test_generated_cases_count_as_burrtxt(path):
+    """40 random problems on the four grids (tests/fixtures/burrtools_grids/generate.py),
+    each with burrTxt 0.7.1's assembly count recorded beside it."""
+    expected = tomllib.loads(path.with_suffix(".toml").read_text(encoding="utf-8"))
+    puzzle = load_xmpuzzle(path)
+    assert puzzle.grid.burrtools_type == expected["grid"]
+    assert count_solutions(puzzle).up_to_symmetry == expected["assemblies"]
+
+
+def test_there_are_generated_cases_on_every_grid():
+    grids = {p.stem.rstrip("0123456789") for p in ORACLE}
+    assert len(ORACLE) >= 40 and len(grids) == 4, grids
