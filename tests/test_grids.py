@@ -133,3 +133,22 @@ def test_generated_cases_count_as_burrtxt(path):
 def test_there_are_generated_cases_on_every_grid():
     grids = {p.stem.rstrip("0123456789") for p in ORACLE}
     assert len(ORACLE) >= 40 and len(grids) == 4, grids
+
+
+@pytest.mark.parametrize("grid", GRIDS, ids=IDS)
+def test_hand_turns_mirrors_and_steps_exist_on_every_grid(grid):
+    """Design and Play turn a shape about x, y and z by the grid's smallest turn, mirror it
+    and nudge it by one lattice step: each exists, and the turn's powers close up."""
+    cells = _cells_in_box(grid)[:5]
+    for axis in range(3):
+        turn = grid.axis_turn(axis)
+        assert turn not in (None, 0)
+        assert grid.axis_mirror(axis) is not None
+        step = np.array(grid.axis_step(axis))
+        assert grid.is_translation(step) and step[axis] > 0
+        shape = cells
+        for _ in range(12):
+            shape = grid.turned_in_place(shape, turn)
+            assert grid.valid(shape).all()
+        assert grid.key(shape) == grid.key(cells)  # 12 is a multiple of 2, 4 and 6
+    assert PRISMS.axis_turn(2) != PRISMS.axis_turn(2, 2)  # sixth turns on prisms

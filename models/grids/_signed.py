@@ -27,6 +27,10 @@ def _matrices(mirrors: bool) -> np.ndarray:
 class SignedPermutationGrid(Grid):
     n_rotations = 24
 
+    @property
+    def matrices(self) -> np.ndarray:
+        return _matrices(True).astype(np.float64)
+
     def transform_all(self, cells, mirrors: bool = False) -> tuple[np.ndarray, np.ndarray]:
         arr = as_cells(cells)
         mats = _matrices(mirrors)

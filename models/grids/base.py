@@ -77,6 +77,13 @@ class Grid:
     #: radius of a round cell (spheres), in the units of `centres`
     radius: float = 0.0
 
+    @property
+    def matrices(self) -> np.ndarray:
+        """The transforms of `transform_all(..., mirrors=True)` as rotation (and mirror)
+        matrices acting on `centres`' space, in the same order: what a turn in the window is
+        looked up by."""
+        raise NotImplementedError
+
     # -- written once for every grid ---------------------------------------------------------
     @property
     def is_cubic(self) -> bool:
@@ -172,6 +179,59 @@ class Grid:
     def proper(self, mirrors: bool) -> np.ndarray:
         n = self.n_rotations * (2 if mirrors else 1)
         return np.arange(n) < self.n_rotations
+
+    # -- turning and moving a shape by hand (Design and Play) -----------------------------
+    def transform_index(self, matrix) -> int | None:
+        """The transform whose matrix is `matrix` (a turn about an axis, a mirror), or None
+        when the grid has no such symmetry."""
+        found = np.flatnonzero(
+            np.abs(self.matrices - np.asarray(matrix, np.float64)).max(axis=(1, 2)) < 1e-9
+        )
+        return int(found[0]) if len(found) else None
+
+    def axis_turn(self, axis: int, turns: int = 1) -> int | None:
+        """The transform turning about a coordinate axis by the grid's smallest turn (a quarter
+        on cubes; a sixth about z and a half about x and y on prisms), `turns` times;
+        counter-clockwise seen from the axis' positive end. None if no such turn exists."""
+
+        def turn(angle: float) -> np.ndarray:
+            c, s = np.cos(angle), np.sin(angle)
+            m = np.eye(3)
+            b, d = [(1, 2), (2, 0), (0, 1)][axis]
+            m[b, b], m[b, d], m[d, b], m[d, d] = c, -s, s, c
+            return m
+
+        for steps in (4, 6, 2):
+            if self.transform_index(turn(2 * np.pi / steps)) is not None:
+                return self.transform_index(turn(2 * np.pi / steps * turns))
+        return None
+
+    def axis_mirror(self, axis: int) -> int | None:
+        """The transform mirroring along a coordinate axis, or None."""
+        m = np.eye(3)
+        m[axis, axis] = -1
+        return self.transform_index(m)
+
+    def axis_step(self, axis: int) -> tuple[int, int, int]:
+        """The shortest lattice translation along a coordinate axis (cell units)."""
+        for k in range(1, 13):
+            step = [0, 0, 0]
+            step[axis] = k
+            if self.is_translation(np.array(step)):
+                return (step[0], step[1], step[2])
+        raise ValueError(f"no lattice step along axis {axis}")
+
+    def turned_in_place(self, cells, transform: int) -> Cells:
+        """The cells after one transform, moved back by a lattice translation so the shape
+        stays where it was (its anchor corner where it was): a turn in the editor."""
+        arr = as_cells(cells)
+        if len(arr) == 0:
+            return arr
+        images, ok = self.transform_all(arr, mirrors=True)
+        if not ok[transform]:
+            raise ValueError("this transform takes the shape off the lattice")
+        image = images[transform]
+        return image + (self.anchor(arr.min(axis=0)) - self.anchor(image.min(axis=0)))
 
     # -- faces and neighbours, from the solids ----------------------------------------------
     def _face_keys(self, cells: Cells) -> list[list[tuple]]:

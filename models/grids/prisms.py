@@ -41,6 +41,10 @@ class Prisms(Grid):
     directions = ((2, 0, 0), (-2, 0, 0), (1, 1, 0), (-1, -1, 0), (-1, 1, 0), (1, -1, 0),
                   (0, 0, 1), (0, 0, -1))  # fmt: skip
 
+    @property
+    def matrices(self) -> np.ndarray:
+        return _matrices()
+
     def valid(self, cells) -> np.ndarray:
         return np.ones(len(as_cells(cells)), bool)
 

@@ -64,6 +64,10 @@ class Spheres(Grid):
         )
     )
 
+    @property
+    def matrices(self) -> np.ndarray:
+        return _matrices()
+
     def valid(self, cells) -> np.ndarray:
         return (as_cells(cells).sum(axis=1) & 1) == 0
 
