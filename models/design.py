@@ -42,6 +42,7 @@ from psygnal import Signal, SignalGroup
 from tessera.models import geometry
 from tessera.models.atomic import atomic_path
 from tessera.models.errors import PuzzleError
+from tessera.models.grids import CUBES, Grid
 from tessera.models.polycube import PALETTE, Piece, PolycubePuzzle, Target
 from tessera.models.puzzle_writers import to_format1
 from tessera.models.puzzle_writers import to_xmpuzzle as puzzle_to_xmpuzzle
@@ -116,6 +117,8 @@ class DesignState:
     pieces: tuple[DesignPiece, ...] = ()
     target: DesignTarget = field(default_factory=DesignTarget)
     placed: tuple[DesignPlaced, ...] = ()
+    #: the lattice every shape is drawn on (BurrTools' five grids; cubes by default)
+    grid: Grid = CUBES
 
     def shape_cells(self, shape: int) -> frozenset[Cell]:
         """All cells of a shape (target: required and optional)."""
@@ -160,51 +163,65 @@ def _array(cells: Iterable[Cell]) -> np.ndarray:
     return np.array(sorted(cells), np.int64).reshape(-1, 3)
 
 
-def mirrored(cells: Iterable[Cell], axes: Iterable[str | int], about: Iterable[Cell]) -> set[Cell]:
+def mirrored(
+    cells: Iterable[Cell],
+    axes: Iterable[str | int],
+    about: Iterable[Cell],
+    grid: Grid = CUBES,
+) -> set[Cell]:
     """`cells` plus their mirror images across the middle plane of `about` (the shape as it is)
     on each axis in `axes`, and across every combination of them: drawing with mirrors on x and
     y puts four cubes. The middle of an empty shape is the cell itself, so a first cube is one.
-    """
+    On another grid the mirror is the grid's own, placed where the shape's mirror image lies
+    on the shape (a lattice translation apart)."""
     cells = set(cells)
     reference = list(about) or list(cells)
     if not reference:
         return cells
-    arr = np.array(reference, np.int64)
-    twice_mid = arr.min(axis=0) + arr.max(axis=0)  # 2 × the middle: mirrors stay on the grid
+    ref = _array(reference)
     out = set(cells)
     for axis in axes:
         a = _AXES.get(axis, axis) if isinstance(axis, str) else axis
-        flipped = set()
-        for c in out:
-            m = list(c)
-            m[a] = int(twice_mid[a]) - m[a]
-            flipped.add((m[0], m[1], m[2]))
-        out |= flipped
+        mirror = grid.axis_mirror(a)
+        if mirror is None:
+            continue
+        # one call for both: a grid may turn a shape about its first cell (spheres)
+        both = np.vstack([ref, _array(out)])
+        image = grid.transform_all(both, mirrors=True)[0][mirror]
+        shift = _middle_shift(grid, ref, image[: len(ref)])
+        out |= {(int(x), int(y), int(z)) for x, y, z in (image[len(ref) :] + shift).tolist()}
     return out
 
 
-def _turned(cells: frozenset[Cell], matrix: np.ndarray) -> dict[Cell, Cell]:
-    """Each cell's image under `matrix`, shifted so the shape keeps its lowest corner (a turn
-    of the whole shape stays where it was drawn, on the ground)."""
+def _middle_shift(grid: Grid, ref: np.ndarray, image: np.ndarray) -> np.ndarray:
+    """The lattice translation putting a mirror image of `ref` where `ref` lies: the one that
+    best matches the two shapes' middles (on cubes exactly min + max - x)."""
+    want = grid.centres(ref).mean(axis=0)
+    base = grid.anchor(ref.min(axis=0)) - grid.anchor(image.min(axis=0))
+    best, best_gap = base, np.inf
+    for dx, dy, dz in itertools.product((-1, 0, 1), repeat=3):
+        step = (
+            dx * np.array(grid.axis_step(0))
+            + dy * np.array(grid.axis_step(1))
+            + dz * np.array(grid.axis_step(2))
+        )
+        gap = np.linalg.norm(grid.centres(image + base + step).mean(axis=0) - want)
+        if gap < best_gap - 1e-9:
+            best, best_gap = base + step, gap
+    return best
+
+
+def _turned(cells: frozenset[Cell], grid: Grid, transform: int) -> dict[Cell, Cell]:
+    """Each cell's image under one of the grid's transforms, moved back so the shape keeps
+    its place (a turn of the whole shape stays where it was drawn, on the ground)."""
     arr = _array(cells)
     if len(arr) == 0:
         return {}
-    moved = arr @ matrix.T
-    moved = moved - moved.min(axis=0) + arr.min(axis=0)
+    moved = grid.turned_in_place(arr, transform)
     return {
         (int(a[0]), int(a[1]), int(a[2])): (int(b[0]), int(b[1]), int(b[2]))
         for a, b in zip(arr, moved, strict=True)
     }
-
-
-def _quarter_turn(axis: int, turns: int) -> np.ndarray:
-    m = np.eye(3, dtype=np.int64)
-    b, c = [(1, 2), (2, 0), (0, 1)][axis]
-    for _ in range(turns % 4):
-        r = np.eye(3, dtype=np.int64)
-        r[b, b], r[b, c], r[c, b], r[c, c] = 0, -1, 1, 0
-        m = r @ m
-    return m
 
 
 class DesignDocument(Undoable):
@@ -350,6 +367,9 @@ class DesignDocument(Undoable):
         pre-placed piece holds is not the target's to take."""
         shape = self.current if shape is None else shape
         new = _cells(cells)
+        if new:  # the editor offers only the grid's cells; a script may not
+            arr = _array(new)
+            new = _cells(arr[self.state.grid.valid(arr)].tolist())
         if shape == TARGET:
             new -= self.state.placed_cells
         req, opt = self._parts(shape)
@@ -407,24 +427,29 @@ class DesignDocument(Undoable):
         """A quarter turn (or `turns` of them) of the whole shape about an axis."""
         shape = self.current if shape is None else shape
         a = _AXES[axis] if isinstance(axis, str) else axis
-        mapping = _turned(self.figure_cells(shape), _quarter_turn(a, turns))
+        grid = self.state.grid
+        turn = grid.axis_turn(a, turns)
+        if turn is None:
+            return False
+        mapping = _turned(self.figure_cells(shape), grid, turn)
         return self._map_shape(shape, mapping, f"turn {self.shape_name(shape)} about {'xyz'[a]}")
 
     def flip(self, axis: str | int, shape: int | None = None) -> bool:
         """Mirror the whole shape along an axis (in place)."""
         shape = self.current if shape is None else shape
         a = _AXES[axis] if isinstance(axis, str) else axis
-        m = np.eye(3, dtype=np.int64)
-        m[a, a] = -1
-        mapping = _turned(self.figure_cells(shape), m)
+        grid = self.state.grid
+        mirror = grid.axis_mirror(a)
+        if mirror is None:
+            return False
+        mapping = _turned(self.figure_cells(shape), grid, mirror)
         return self._map_shape(shape, mapping, f"flip {self.shape_name(shape)} along {'xyz'[a]}")
 
     def nudge(self, axis: str | int, delta: int = 1, shape: int | None = None) -> bool:
-        """Move the whole shape by `delta` cells along an axis."""
+        """Move the whole shape by `delta` lattice steps along an axis (one cell on cubes)."""
         shape = self.current if shape is None else shape
         a = _AXES[axis] if isinstance(axis, str) else axis
-        step = [0, 0, 0]
-        step[a] = delta
+        step = [v * delta for v in self.state.grid.axis_step(a)]
         mapping = {
             c: (c[0] + step[0], c[1] + step[1], c[2] + step[2]) for c in self.figure_cells(shape)
         }
@@ -604,7 +629,7 @@ def state_from_puzzle(puzzle: PolycubePuzzle) -> DesignState:
         for p in preplaced
     )
     placed = tuple(replace(p, color=p.color or next(free)) for p in placed)
-    return DesignState(puzzle.name, pieces, target, placed)
+    return DesignState(puzzle.name, pieces, target, placed, puzzle.grid)
 
 
 def check_state(state: DesignState) -> None:
@@ -642,27 +667,30 @@ def to_puzzle(state: DesignState, copies: Sequence[int] | None = None) -> Polycu
     make a `SomaFigure` (their cells are not the target's; `preplaced` keeps them for the
     symmetry count and for display)."""
     check_state(state)
+    grid = state.grid
     if copies is None:
         pieces = [
             Piece(
-                p.name, geometry.normalise(_array(p.cells)), p.max_copies, p.color,
-                min_copies=p.min_copies if p.is_range else None,
+                p.name, grid.normalise(_array(p.cells)), p.max_copies, p.color,
+                min_copies=p.min_copies if p.is_range else None, grid=grid,
             )
             for p in state.pieces
             if p.max_copies > 0
         ]  # fmt: skip
     else:
         pieces = [
-            Piece(p.name, geometry.normalise(_array(p.cells)), n, p.color)
+            Piece(p.name, grid.normalise(_array(p.cells)), n, p.color, grid=grid)
             for p, n in zip(state.pieces, copies, strict=True)
             if n > 0
         ]
     if not pieces:
         raise DesignError("every piece has 0 copies")
-    warnings = [f"piece '{p.name}' is not connected" for p in pieces if not _connected(p.cells)]
+    warnings = [
+        f"piece '{p.name}' is not connected" for p in pieces if not grid.is_connected(p.cells)
+    ]
     target = Target(_array(state.target.required), _array(state.target.optional))
     if not state.placed:
-        return PolycubePuzzle(state.name, pieces, target, warnings=warnings)
+        return PolycubePuzzle(state.name, pieces, target, warnings=warnings, grid=grid)
     letters = {name: letter for letter, name in LETTERS.items()}
     preplaced = [
         Preplaced(
@@ -674,10 +702,6 @@ def to_puzzle(state: DesignState, copies: Sequence[int] | None = None) -> Polycu
         for p in state.placed
     ]
     return SomaFigure(state.name, pieces, target, warnings=warnings, preplaced=preplaced)
-
-
-def _connected(cells: np.ndarray) -> bool:
-    return geometry.is_connected(cells)
 
 
 def to_toml(state: DesignState) -> str:

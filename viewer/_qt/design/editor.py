@@ -185,9 +185,10 @@ class Editor3D(QObject):
                 )
                 return False
             c = self.design.cells[hit[1]]
-            cells = mirrored([(int(c[0]), int(c[1]), int(c[2]))], self.mirror, about)
+            cell = (int(c[0]), int(c[1]), int(c[2]))
+            cells = mirrored([cell], self.mirror, about, self.doc.state.grid)
             return self.doc.remove_cells(cells)
-        cells = mirrored([self._grow_cell(hit)], self.mirror, about)
+        cells = mirrored([self._grow_cell(hit)], self.mirror, about, self.doc.state.grid)
         optional = self.optional_brush and self.doc.current == TARGET
         return self.doc.add_cells(cells, optional=optional)
 

@@ -159,7 +159,7 @@ class LayerView(QScrollArea):
         target = doc.current == TARGET
         if target and doc.placed_at(cell) is not None:
             return  # a pre-placed piece's square: not the target's to change
-        cells = mirrored([cell], self.mirror, doc.figure_cells())
+        cells = mirrored([cell], self.mirror, doc.figure_cells(), doc.state.grid)
         if remove:
             doc.remove_cells(cells)
         elif cell not in doc.cells():
