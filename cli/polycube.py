@@ -68,8 +68,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "convert",
         help="write a polycube puzzle as BurrTools .xmpuzzle or format 1 .toml",
         description="Convert a polycube puzzle (file or built-in name) to a BurrTools .xmpuzzle "
-        "or a format 1 .toml, by OUT's extension. Shapes, variable cells, piece ranges, groups, "
-        "voxel colours and colour constraints all survive the trip.",
+        "or a format 1 .toml, by OUT's extension. The grid (cubes or another of BurrTools' "
+        "five), shapes, variable cells, piece ranges, groups, voxel colours and colour "
+        "constraints all survive the trip.",
     )
     convert.add_argument("puzzle", help="file or built-in name")
     convert.add_argument("out", help="FILE.xmpuzzle or FILE.toml")
@@ -93,7 +94,11 @@ def run_convert(args: argparse.Namespace) -> int:
     data = to_xmpuzzle(puzzle) if suffix == ".xmpuzzle" else to_format1(puzzle).encode()
     with writing(out), AtomicFile(out) as tmp:
         tmp.write_bytes(data)
-    print(f"{out}: {puzzle.name}, {len(puzzle.pieces)} pieces, {len(puzzle.target.cells)} cells")
+    grid = "" if puzzle.grid.is_cubic else f" on the {puzzle.grid.title} grid"
+    print(
+        f"{out}: {puzzle.name}, {len(puzzle.pieces)} pieces, {len(puzzle.target.cells)} cells"
+        + grid
+    )
     return 0
 
 

@@ -9,6 +9,7 @@ result shape and its pieces with counts or ranges, and groups.
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import re
@@ -69,19 +70,43 @@ def _inflate(path: Path) -> bytes:
     return out.getvalue()
 
 
-_DECLARED = re.compile(rb"^(\s*<\?xml[^>]*?)\s+encoding=[\"'][^\"']*[\"']")
+_DECLARED = re.compile(rb"^(\s*<\?xml[^>]*?)\s+encoding=[\"']([^\"']*)[\"']")
+
+
+def _declared_codec(name: bytes) -> str | None:
+    """Python's name for a declared encoding it can read a byte at a time from ASCII up
+    (Latin-1, windows-1252, KOI8-R, UTF-8), else None: a name Python lacks, or one that
+    would misread the ASCII markup (UTF-16, EBCDIC), is no guide to the bytes."""
+    try:
+        codec = codecs.lookup(name.decode("latin-1")).name
+        return codec if "<?xml".encode(codec) == b"<?xml" else None
+    except (LookupError, UnicodeError, ValueError):
+        return None
 
 
 def _as_utf8(data: bytes) -> bytes:
     """The XML as UTF-8. BurrTools reads a file byte by byte and never checks an encoding, so
-    its own examples hold Latin-1 names (Prisgon's) under no declaration or a wrong one;
-    bytes that are not UTF-8 are read as Latin-1 here, where every byte is a character."""
-    try:
-        data.decode("utf-8")
-        return data
-    except UnicodeDecodeError:
-        text = _DECLARED.sub(rb"\1", data, count=1).decode("latin-1")
-        return text.encode("utf-8")
+    its own examples hold Latin-1 names (Prisgon's) under no declaration or a wrong one.
+    Here the declared encoding is used when Python knows it and the bytes fit it, then
+    UTF-8, then Latin-1, where every byte is a character; the declaration goes, so expat never
+    refuses a name it does not know (BurrTools never reads it)."""
+    found = _DECLARED.match(data)
+    declared = _declared_codec(found.group(2)) if found else None
+    if found is None or declared == "utf-8":
+        try:
+            data.decode("utf-8")
+            return data  # already what expat reads as it is: no copy of a large file
+        except UnicodeDecodeError:
+            pass
+    if found:
+        data = data[: found.end(1)] + data[found.end() :]
+    for encoding in (declared, "utf-8", "latin-1"):  # Latin-1 reads any byte
+        if encoding is not None:
+            try:
+                return data.decode(encoding).encode("utf-8")
+            except UnicodeDecodeError:
+                pass
+    raise AssertionError("Latin-1 decodes every byte")
 
 
 class _Lines:

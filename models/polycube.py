@@ -21,12 +21,13 @@ from tessera.models.errors import PuzzleError, printable
 from tessera.models.fileformat import (
     check_keys,
     check_kind,
+    key_line,
     key_lines,
     line_of,
     parse_document,
     read_text,
 )
-from tessera.models.grids import CUBES, Grid
+from tessera.models.grids import CUBES, GRIDS, Grid, grid_named
 
 #: Piece colours used when a file gives none: distinct, readable on white and on dark grey.
 PALETTE = (
@@ -259,7 +260,9 @@ def check_colour_symmetry(piece: Piece, path: str | Path | None, line: int | Non
 
 # -- file format 1 ---------------------------------------------------------------------------
 
-TOP_KEYS = {"kind", "name", "format", "pieces", "target", "description", "author", "colours"}
+TOP_KEYS = {
+    "kind", "name", "format", "grid", "pieces", "target", "description", "author", "colours",
+}  # fmt: skip
 COLOUR_KEYS = {"allow", "palette"}
 #: Custom colour numbers go up to this (BurrTools files use a handful).
 MAX_COLOUR = 999
@@ -339,6 +342,7 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
         raise PuzzleError(
             "no pieces: add a [pieces.NAME] table", path, line_of(text, "pieces") or 1
         )
+    grid = _read_grid(data, text, path)
     warnings: list[str] = []
     pieces = []
     lines = key_lines(text)  # one pass: thousands of pieces must not reread the file each
@@ -348,7 +352,9 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
         if not isinstance(table, dict):
             raise PuzzleError(f"piece '{pname}' must be a table", path, pline)
         check_keys(table, PIECE_KEYS, f"piece '{pname}'", text, path)
-        cells = _read_shape(table, f"piece '{pname}'", text, path, pline, allow_optional=False)[0]
+        cells = _read_shape(
+            table, f"piece '{pname}'", text, path, pline, allow_optional=False, grid=grid
+        )[0]
         if len(cells) == 0:
             raise PuzzleError(f"piece '{pname}' has no cells", path, pline)
         copies, fewest = _read_copies(table, str(pname), text, path, pline)
@@ -373,12 +379,12 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
                 path,
                 line_of(text, "color", after=(pline or 1) - 1),
             )
-        if not geometry.is_connected(cells):
+        if not grid.is_connected(cells):
             warnings.append(f"{path}:{pline}: piece '{pname}' is not connected")
         voxels = _read_voxel_colours(table, cells, f"piece '{pname}'", text, path, pline)
-        cells, voxels = geometry.normalise_with(cells, voxels)
+        cells, voxels = grid.normalise_with(cells, voxels)
         piece = Piece(
-            str(pname), cells, copies, color, fewest, group, voxels if voxels.any() else None
+            str(pname), cells, copies, color, fewest, group, voxels if voxels.any() else None, grid
         )
         check_colour_symmetry(piece, path, pline)
         pieces.append(piece)
@@ -387,7 +393,7 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
     if not isinstance(raw_target, dict):
         raise PuzzleError("no target: add a [target] table", path, tline or 1)
     check_keys(raw_target, TARGET_KEYS, "the target", text, path)
-    required, optional = _read_shape(raw_target, "the target", text, path, tline, True)
+    required, optional = _read_shape(raw_target, "the target", text, path, tline, True, grid)
     if len(required) == 0:
         raise PuzzleError("the target has no required cells", path, tline)
     both = np.vstack([required, optional]).astype(np.int64)
@@ -399,7 +405,22 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
         source=str(path),
         warnings=warnings,
         colour_rules=_read_colour_rules(data, text, path),
+        grid=grid,
     )
+
+
+def _read_grid(data: dict, text: str, path) -> Grid:
+    """`grid = "spheres"`: the lattice the cells are on (cubes when the key is absent)."""
+    name = data.get("grid", CUBES.name)
+    try:
+        if not isinstance(name, str):
+            raise KeyError(name)
+        return grid_named(name)
+    except KeyError:
+        names = ", ".join(g.name for g in GRIDS)
+        raise PuzzleError(
+            f"unknown grid {printable(name)} (known: {names})", path, key_line(text, "grid")
+        ) from None
 
 
 def _read_voxel_colours(table, cells: np.ndarray, what, text, path, line) -> np.ndarray:
@@ -482,18 +503,25 @@ def _is_hex_colour(value: Any) -> bool:
     return True
 
 
-def _read_shape(table, what, text, path, line, allow_optional):
-    """Cells from `cells = [[x,y,z], ...]` (+ `optional`) or from `layers`."""
+def _read_shape(table, what, text, path, line, allow_optional, grid: Grid = CUBES):
+    """Cells from `cells = [[x,y,z], ...]` (+ `optional`) or from `layers` (cubes only: a
+    drawing of rows and columns is a drawing of cubes), each a cell of `grid`."""
     if "layers" in table and "cells" in table:
         raise PuzzleError(f"{what}: give either cells or layers, not both", path, line)
     if "layers" in table:
+        if not grid.is_cubic:
+            raise PuzzleError(
+                f"{what}: layers draw cubes; on the {grid.name} grid give cells = [[x, y, z], ...]",
+                path,
+                line_of(text, "layers", after=(line or 1) - 1) or line,
+            )
         return _read_layers(table["layers"], what, text, path, line, allow_optional)
     if "cells" not in table:
         raise PuzzleError(f"{what} has no cells (give cells = [...] or layers = [...])", path, line)
-    required = _read_cell_list(table["cells"], what, text, path, line)
+    required = _read_cell_list(table["cells"], what, text, path, line, grid)
     optional = np.zeros((0, 3), np.int64)
     if "optional" in table:
-        optional = _read_cell_list(table["optional"], what + " (optional)", text, path, line)
+        optional = _read_cell_list(table["optional"], what + " (optional)", text, path, line, grid)
         overlap = {tuple(c) for c in required.tolist()} & {tuple(c) for c in optional.tolist()}
         if overlap:
             raise PuzzleError(
@@ -502,7 +530,7 @@ def _read_shape(table, what, text, path, line, allow_optional):
     return required, optional
 
 
-def _read_cell_list(value, what, text, path, line) -> np.ndarray:
+def _read_cell_list(value, what, text, path, line, grid: Grid = CUBES) -> np.ndarray:
     if not isinstance(value, list):
         raise PuzzleError(f"{what}: cells must be a list of [x, y, z]", path, line)
     if len(value) > MAX_CELLS:
@@ -533,7 +561,16 @@ def _read_cell_list(value, what, text, path, line) -> np.ndarray:
             )
         seen.add(t)
         out.append(t)
-    return np.array(out, np.int64).reshape(-1, 3)
+    cells = np.array(out, np.int64).reshape(-1, 3)
+    off = np.flatnonzero(~grid.valid(cells))
+    if len(off):
+        cell = cells[off[0]].tolist()
+        raise PuzzleError(
+            f"{what}: {cell} is not a cell of the {grid.name} grid",
+            path,
+            _cell_line(text, cell, line),
+        )
+    return cells
 
 
 def _cell_line(text: str, cell: Any, fallback: int | None) -> int | None:

@@ -2,7 +2,14 @@
 
 Designers go back and forth between Tessera and BurrTools, so everything either side can say
 survives the trip: shapes with fixed and variable cells, piece counts and `min`..`max` ranges,
-groups, voxel colours with their palette, and the colour constraints (`models.colours`).
+groups, voxel colours with their palette, and the colour constraints (`models.colours`), on
+any of BurrTools' five grids.
+
+Cells are BurrTools' voxel coordinates on every grid, and on all but cubes a coordinate says
+which kind of cell it is (an upward or a downward prism, one of a cube's 24 tetrahedra). So a
+shape is only ever moved by a lattice translation, `grid.anchor(lowest corner)`, never by its
+plain minimum: BurrTools reads each voxel string relative to its own box, and a box starting
+one raster step off would turn every cell into another kind of cell.
 """
 
 from __future__ import annotations
@@ -14,15 +21,24 @@ import xml.etree.ElementTree as ET  # writing only; reading goes through defused
 
 import numpy as np
 
-from tessera.models import geometry
+from tessera.models.grids import Grid
 from tessera.models.polycube import PolycubePuzzle, layers_text
 
 
-def _voxel(parent: ET.Element, name: str, marked: list[tuple[np.ndarray, str]], colours) -> None:
+def _origin(grid: Grid, cells: np.ndarray) -> np.ndarray:
+    """Where a shape's box starts: the lattice point at or below its lowest corner, so the
+    cells keep their kind once the box's corner is (0, 0, 0)."""
+    cells = np.asarray(cells, np.int64).reshape(-1, 3)
+    return grid.anchor(cells.min(axis=0))
+
+
+def _voxel(
+    parent: ET.Element, grid: Grid, name: str, marked: list[tuple[np.ndarray, str]], colours
+) -> None:
     """A BurrTools `<voxel>`: x fastest, then y, then z; `_`, `#`, `+`, each followed by its
     colour number when it has a custom one."""
     every = np.vstack([cells for cells, _ in marked]).astype(np.int64)
-    lo = every.min(axis=0)
+    lo = _origin(grid, every)
     nx, ny, nz = (every.max(axis=0) - lo + 1).tolist()
     states = ["_"] * (nx * ny * nz)
     k = 0
@@ -39,7 +55,8 @@ def to_xmpuzzle(puzzle: PolycubePuzzle, compress: bool = True) -> bytes:
     """The puzzle as a BurrTools file (gzip XML, as BurrTools saves): shape 0 the target, then
     one shape per piece, one problem."""
     root = ET.Element("puzzle", version="2")
-    ET.SubElement(root, "gridType", type="0")
+    grid = puzzle.grid
+    ET.SubElement(root, "gridType", type=str(grid.burrtools_type))
     colours = ET.SubElement(root, "colors")
     rules = puzzle.colour_rules
     for hex_colour in rules.palette if rules else ():
@@ -50,9 +67,9 @@ def to_xmpuzzle(puzzle: PolycubePuzzle, compress: bool = True) -> bytes:
     marked = [(target.required, "#")]
     if len(target.optional):
         marked.append((target.optional, "+"))
-    _voxel(shapes, "Result", marked, target.colours)
+    _voxel(shapes, grid, "Result", marked, target.colours)
     for piece in puzzle.pieces:
-        _voxel(shapes, piece.name, [(piece.cells, "#")], piece.voxel_colours)
+        _voxel(shapes, grid, piece.name, [(piece.cells, "#")], piece.voxel_colours)
     problems = ET.SubElement(root, "problems")
     problem = ET.SubElement(problems, "problem", name=puzzle.name)
     used = ET.SubElement(problem, "shapes")
@@ -87,12 +104,20 @@ def _layers(layers: list[list[str]]) -> str:
     return "[\n" + inner + ",\n]"
 
 
-def _voxel_colours(cells: np.ndarray, colours) -> list[str]:
-    """`voxel_colours = [...]` for the cells with a custom colour, in the frame the layers
-    are read in (the shape's smallest corner at 0, 0, 0)."""
+def _cells(cells: np.ndarray) -> str:
+    """`[[x, y, z], ...]`, eight cells a line so a large shape stays readable."""
+    items = [f"[{x}, {y}, {z}]" for x, y, z in np.asarray(cells).tolist()]
+    if len(items) <= 8:
+        return "[" + ", ".join(items) + "]"
+    rows = [", ".join(items[i : i + 8]) for i in range(0, len(items), 8)]
+    return "[\n" + ",\n".join("  " + r for r in rows) + ",\n]"
+
+
+def _voxel_colours(rel: np.ndarray, colours) -> list[str]:
+    """`voxel_colours = [...]` for the cells with a custom colour, at the coordinates `rel`
+    the file gives the shape's cells."""
     if colours is None or not np.any(colours):
         return []
-    rel = np.asarray(cells) - np.asarray(cells).min(axis=0)
     entries = [
         f"[{x}, {y}, {z}, {int(c)}]"
         for (x, y, z), c in zip(rel.tolist(), colours, strict=True)
@@ -101,15 +126,47 @@ def _voxel_colours(cells: np.ndarray, colours) -> list[str]:
     return [f"voxel_colours = [{', '.join(entries)}]"]
 
 
+def _shape(grid: Grid, cells: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """A piece's `layers = ...` (cubes) or `cells = ...` (every other grid: a drawing of rows
+    and columns only draws cubes), and its cells at the coordinates the file gives them."""
+    rel = np.asarray(cells, np.int64) - _origin(grid, cells)
+    if grid.is_cubic:
+        return [f"layers = {_layers(layers_text(rel))}"], rel
+    return [f"cells = {_cells(rel)}"], rel
+
+
+def _target(grid: Grid, target) -> tuple[list[str], np.ndarray]:
+    """The target as layers (`#` required, `+` optional) on cubes, or as `cells` and
+    `optional` lists, moved by a lattice translation to start near the origin."""
+    every = target.cells
+    lo = _origin(grid, every)
+    if not grid.is_cubic:
+        out = [f"cells = {_cells(target.required - lo)}"]
+        if len(target.optional):
+            out.append(f"optional = {_cells(target.optional - lo)}")
+        return out, every - lo
+    size = every.max(axis=0) - lo + 1
+    drawing = [[["."] * size[0] for _ in range(size[1])] for _ in range(size[2])]
+    for cells, mark in ((target.required, "#"), (target.optional, "+")):
+        for x, y, z in (np.asarray(cells, np.int64).reshape(-1, 3) - lo).tolist():
+            drawing[z][y][x] = mark
+    layers = [["".join(row) for row in layer] for layer in drawing]
+    return [f"layers = {_layers(layers)}"], every - lo
+
+
 def to_format1(puzzle: PolycubePuzzle, comment: str = "") -> str:
-    """The puzzle as format 1 TOML (docs/file-formats.md), shapes as layers (the target's
-    optional cells as `+`); `comment` heads the file as a `#` line."""
+    """The puzzle as format 1 TOML (docs/file-formats.md): on cubes, shapes as layers (the
+    target's optional cells as `+`); on other grids, `grid = ...` and cell lists. `comment`
+    heads the file as a `#` line."""
+    grid = puzzle.grid
     lines = [f"# {comment}"] if comment else []
     lines += [
         'kind = "polycube"',
         "format = 1",
         f"name = {json.dumps(puzzle.name, ensure_ascii=False)}",
     ]
+    if not grid.is_cubic:
+        lines.append(f"grid = {json.dumps(grid.name)}")
     rules = puzzle.colour_rules
     if rules and (rules.allow or rules.palette):
         lines += ["", "[colours]"]
@@ -118,7 +175,8 @@ def to_format1(puzzle: PolycubePuzzle, comment: str = "") -> str:
             lines.append(f"palette = {json.dumps(list(rules.palette))}")
     for piece in puzzle.pieces:
         lines += ["", f"[pieces.{_key(piece.name)}]"]
-        lines.append(f"layers = {_layers(layers_text(piece.cells))}")
+        shape, rel = _shape(grid, piece.cells)
+        lines += shape
         if piece.ranged:
             lines += [f"min = {piece.fewest}", f"max = {piece.copies}"]
         elif piece.copies != 1:
@@ -127,15 +185,8 @@ def to_format1(puzzle: PolycubePuzzle, comment: str = "") -> str:
             lines.append(f"group = {piece.group}")
         if piece.color:
             lines.append(f'color = "{piece.color}"')
-        lines += _voxel_colours(geometry.normalise(piece.cells), piece.voxel_colours)
-    target = puzzle.target
-    lo = target.cells.min(axis=0)
-    size = target.cells.max(axis=0) - lo + 1
-    grid = [[["."] * size[0] for _ in range(size[1])] for _ in range(size[2])]
-    for cells, mark in ((target.required, "#"), (target.optional, "+")):
-        for x, y, z in (np.asarray(cells, np.int64).reshape(-1, 3) - lo).tolist():
-            grid[z][y][x] = mark
-    layers = [["".join(row) for row in layer] for layer in grid]
-    lines += ["", "[target]", f"layers = {_layers(layers)}"]
-    lines += _voxel_colours(target.cells, target.colours)
+        lines += _voxel_colours(rel, piece.voxel_colours)
+    shape, rel = _target(grid, puzzle.target)
+    lines += ["", "[target]", *shape]
+    lines += _voxel_colours(rel, puzzle.target.colours)
     return "\n".join(lines) + "\n"
