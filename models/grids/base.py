@@ -243,25 +243,62 @@ class Grid:
             out.append([tuple(sorted(map(tuple, rounded[list(f)].tolist()))) for f in faces])
         return out
 
-    def neighbour_pairs(self, cells) -> list[tuple[int, int]]:
-        """Index pairs of cells sharing a face (touching, for spheres)."""
-        arr = as_cells(cells)
-        if self.solid(arr[0].tolist() if len(arr) else (0, 0, 0)) is None:
-            return self._touching_pairs(arr)
-        owner: dict[tuple, int] = {}
-        pairs = []
-        for i, keys in enumerate(self._face_keys(arr)):
-            for k in keys:
-                j = owner.setdefault(k, i)
-                if j != i:
-                    pairs.append((j, i))
-        return pairs
+    def neighbour_offsets(self, residue) -> np.ndarray:
+        """The offsets from a cell of this residue to the cells sharing a face with it
+        (touching it, for round cells): found once per kind of cell by looking at the cells
+        round one of that kind, so finding a piece's neighbours is a look-up per offset."""
+        cache = self.__dict__.setdefault("_neighbour_cache", {})
+        key = tuple(int(v) for v in residue)
+        if key not in cache:
+            cell = np.array(key, np.int64)
+            reach = max(max(self.axis_step(a)) for a in range(3))
+            span = np.arange(-reach, reach + 1)
+            box = cell + np.stack(np.meshgrid(span, span, span, indexing="ij"), -1).reshape(-1, 3)
+            box = box[self.valid(box) & (box != cell).any(axis=1)]
+            gaps = np.linalg.norm(self.centres(box) - self.centres(cell[None])[0], axis=1)
+            solid = self.solid(key)
+            if solid is None:
+                near = box[np.abs(gaps - 2 * self.radius) < 1e-6]
+            else:
+                # a cell sharing a face has its centre within two of this cell's radii
+                radius = np.linalg.norm(solid[0] - solid[0].mean(axis=0), axis=1).max()
+                box = box[gaps < 2 * radius + 1e-6]
+                mine = set(self._face_keys(cell[None])[0])
+                theirs = self._face_keys(box)
+                near = box[[bool(mine.intersection(k)) for k in theirs]]
+            cache[key] = near - cell
+        return cache[key]
 
-    def _touching_pairs(self, cells: Cells) -> list[tuple[int, int]]:
-        centres = self.centres(cells)
-        gap = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
-        i, j = np.nonzero(np.triu(np.abs(gap - 2 * self.radius) < 1e-6, 1))
-        return list(zip(i.tolist(), j.tolist(), strict=True))
+    def neighbour_pairs(self, cells) -> list[tuple[int, int]]:
+        """Index pairs (i < j) of cells sharing a face (touching, for spheres): one sorted
+        look-up per cell and offset, so a piece of 100,000 cells is no quadratic matter."""
+        arr = as_cells(cells)
+        if len(arr) < 2:
+            return []
+        lo = arr.min(axis=0) - 64
+        dims = arr.max(axis=0) - lo + 65
+
+        def code(points: np.ndarray) -> np.ndarray:
+            p = points - lo
+            return (p[..., 0] * dims[1] + p[..., 1]) * dims[2] + p[..., 2]
+
+        codes = code(arr)
+        order = np.argsort(codes)
+        sorted_codes = codes[order]
+        residues = self.residue(arr)
+        kinds, kind_of = np.unique(residues, axis=0, return_inverse=True)
+        pairs = []
+        for k, kind in enumerate(kinds):
+            members = np.flatnonzero(kind_of.reshape(-1) == k)
+            for offset in self.neighbour_offsets(kind):
+                probe = code(arr[members] + offset)
+                pos = np.minimum(np.searchsorted(sorted_codes, probe), len(codes) - 1)
+                hit = sorted_codes[pos] == probe
+                i, j = members[hit], order[pos[hit]]
+                keep = i < j
+                pairs.append(np.stack([i[keep], j[keep]], axis=1))
+        both = np.concatenate(pairs) if pairs else np.zeros((0, 2), np.int64)
+        return [(int(i), int(j)) for i, j in both.tolist()]
 
     def is_connected(self, cells) -> bool:
         """Face-connected (touching, for spheres): the usual requirement for a real piece."""

@@ -50,6 +50,16 @@ def _tetrahedra() -> dict[tuple[int, int, int], np.ndarray]:
     return table
 
 
+@cache
+def _centroids() -> np.ndarray:
+    """Each raster residue's tetrahedron centroid, indexed by (x·5 + y)·5 + z (NaN where the
+    residue is no cell): centres of many cells in one look-up."""
+    table = np.full((BLOCK**3, 3), np.nan)
+    for (x, y, z), tet in _tetrahedra().items():
+        table[(x * BLOCK + y) * BLOCK + z] = tet.mean(axis=0)
+    return table
+
+
 _TET_FACES = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
 
 
@@ -64,24 +74,26 @@ def _outward(vertices: np.ndarray, faces: list[tuple[int, ...]]) -> list[tuple[i
     return out
 
 
+@cache
+def _solid_of(residue: tuple[int, int, int]) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """One kind of cell's tetrahedron in the unit cube, faces turned outwards (the same for
+    every cell of that kind: only its cube differs)."""
+    tet = _tetrahedra()[residue]
+    return tet, _outward(tet, _TET_FACES)
+
+
 class Rhombic(SignedPermutationGrid):
     name = "rhombic"
     title = "rhombic dodecahedra"
     burrtools_type = 3
-    directions = tuple(
-        tuple(int(v) for v in d)
-        for d in (
-            [(s * BLOCK if i == a else 0) for i in range(3)] for a in range(3) for s in (1, -1)
-        )
-    ) + tuple(
-        tuple(int(v) for v in d)
-        for d in (
-            [(sa * BLOCK if i == a else sb * BLOCK if i == b else 0) for i in range(3)]
-            for a, b in ((0, 1), (0, 2), (1, 2))
-            for sa in (1, -1)
-            for sb in (1, -1)
-        )
-    )
+    # a whole cube along an axis, then along a face diagonal, each followed by its opposite
+    # fmt: off
+    directions = ((5, 0, 0), (-5, 0, 0), (0, 5, 0), (0, -5, 0), (0, 0, 5), (0, 0, -5),
+                  (5, 5, 0), (-5, -5, 0), (5, -5, 0), (-5, 5, 0), (5, 0, 5), (-5, 0, -5),
+                  (5, 0, -5), (-5, 0, 5), (0, 5, 5), (0, -5, -5), (0, 5, -5), (0, -5, 5))
+    direction_names = ("+x", "-x", "+y", "-y", "+z", "-z", "+x+y", "-x-y", "+x-y", "-x+y",
+                       "+x+z", "-x-z", "+x-z", "-x+z", "+y+z", "-y-z", "+y-z", "-y+z")
+    # fmt: on
 
     def valid(self, cells) -> np.ndarray:
         folded = np.sort(_folded(as_cells(cells) % BLOCK), axis=1)
@@ -96,13 +108,11 @@ class Rhombic(SignedPermutationGrid):
 
     def centres(self, cells) -> np.ndarray:
         arr = as_cells(cells)
-        table = _tetrahedra()
-        block = arr // BLOCK
-        mids = np.array([table[tuple(r)].mean(axis=0) for r in (arr % BLOCK).tolist()])
-        return block + mids.reshape(-1, 3)
+        residue = arr % BLOCK
+        code = (residue[:, 0] * BLOCK + residue[:, 1]) * BLOCK + residue[:, 2]
+        return arr // BLOCK + _centroids()[code]
 
     def solid(self, cell) -> tuple[np.ndarray, list[tuple[int, ...]]]:
         cell = np.asarray(cell, np.int64)
-        tet = _tetrahedra()[tuple((cell % BLOCK).tolist())]
-        vertices = tet + cell // BLOCK
-        return vertices, _outward(vertices, _TET_FACES)
+        vertices, faces = _solid_of(tuple((cell % BLOCK).tolist()))
+        return vertices + cell // BLOCK, faces

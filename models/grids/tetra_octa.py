@@ -45,19 +45,29 @@ def _big_tetra(even_corners: bool) -> np.ndarray:
     )
 
 
+@cache
+def _solid_of(sub: tuple[int, int, int], odd: bool) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """One kind of cell's tetrahedron in its unit cube, faces turned outwards."""
+    if sub == (1, 1, 1):
+        # the big tetrahedron uses the corners the small ones leave: odd cubes hold the
+        # small ones on even corners
+        tet = _big_tetra(even_corners=not odd)
+    else:
+        tet = _corner_tetra((sub[0] // 2, sub[1] // 2, sub[2] // 2))
+    return tet, _outward(tet, _TET_FACES)
+
+
 class TetraOcta(SignedPermutationGrid):
     name = "tetra-octa"
     title = "tetrahedra and octahedra"
     burrtools_type = 4
-    directions = tuple(
-        tuple(int(v) for v in d)
-        for d in (
-            [(sa * BLOCK if i == a else sb * BLOCK if i == b else 0) for i in range(3)]
-            for a, b in ((0, 1), (0, 2), (1, 2))
-            for sa in (1, -1)
-            for sb in (1, -1)
-        )
-    )
+    # one cube along two axes at once, each followed by its opposite
+    # fmt: off
+    directions = ((3, 3, 0), (-3, -3, 0), (3, -3, 0), (-3, 3, 0), (3, 0, 3), (-3, 0, -3),
+                  (3, 0, -3), (-3, 0, 3), (0, 3, 3), (0, -3, -3), (0, 3, -3), (0, -3, 3))
+    direction_names = ("+x+y", "-x-y", "+x-y", "-x+y", "+x+z", "-x-z", "+x-z", "-x+z",
+                       "+y+z", "-y-z", "+y-z", "-y+z")
+    # fmt: on
 
     def valid(self, cells) -> np.ndarray:
         arr = as_cells(cells)
@@ -85,12 +95,6 @@ class TetraOcta(SignedPermutationGrid):
 
     def solid(self, cell) -> tuple[np.ndarray, list[tuple[int, ...]]]:
         cell = np.asarray(cell, np.int64)
-        block, sub = cell // BLOCK, cell % BLOCK
-        if (sub == 1).all():
-            # the big tetrahedron uses the corners the small ones leave: odd cubes hold the
-            # small ones on even corners
-            tet = _big_tetra(even_corners=not bool(_odd(block)))
-        else:
-            tet = _corner_tetra(tuple((sub // 2).tolist()))
-        vertices = tet + block
-        return vertices, _outward(vertices, _TET_FACES)
+        block = cell // BLOCK
+        vertices, faces = _solid_of(tuple((cell % BLOCK).tolist()), bool(_odd(block)))
+        return vertices + block, faces
