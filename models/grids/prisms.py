@@ -38,8 +38,12 @@ class Prisms(Grid):
     title = "triangular prisms"
     burrtools_type = 1
     n_rotations = 12
-    directions = ((2, 0, 0), (-2, 0, 0), (1, 1, 0), (-1, -1, 0), (-1, 1, 0), (1, -1, 0),
-                  (0, 0, 1), (0, 0, -1))  # fmt: skip
+    # BurrTools' order (movementcache_1.cpp), each followed by its opposite: the disassembler
+    # tries them in this order, which decides its level strings
+    directions = ((0, 0, 1), (0, 0, -1), (2, 0, 0), (-2, 0, 0), (1, 1, 0), (-1, -1, 0),
+                  (-1, 1, 0), (1, -1, 0))  # fmt: skip
+    # the signs of each direction's x and y in space, as the cube grid names its own
+    direction_names = ("+z", "-z", "+x", "-x", "+x+y", "-x-y", "-x+y", "+x-y")
 
     @property
     def matrices(self) -> np.ndarray:

@@ -52,17 +52,13 @@ class Spheres(Grid):
     burrtools_type = 2
     n_rotations = 120
     radius = 0.5
-    directions = tuple(
-        tuple(v)
-        for v in sorted(
-            {
-                p
-                for base in ((1, 1, 0), (1, -1, 0), (-1, 1, 0), (-1, -1, 0))
-                for p in itertools.permutations(base)
-            },
-            reverse=True,
-        )
-    )
+    # to each of the 12 touching neighbours, each followed by its opposite
+    # fmt: off
+    directions = ((1, 1, 0), (-1, -1, 0), (1, -1, 0), (-1, 1, 0), (1, 0, 1), (-1, 0, -1),
+                  (1, 0, -1), (-1, 0, 1), (0, 1, 1), (0, -1, -1), (0, 1, -1), (0, -1, 1))
+    direction_names = ("+x+y", "-x-y", "+x-y", "-x+y", "+x+z", "-x-z", "+x-z", "-x+z",
+                       "+y+z", "-y-z", "+y-z", "-y+z")
+    # fmt: on
 
     @property
     def matrices(self) -> np.ndarray:

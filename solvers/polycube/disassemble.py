@@ -1,9 +1,12 @@
 """BurrTools-style disassembly: the fewest straight moves until the assembly comes apart.
 
-A *state* is the offset of every piece of a part. A *move* slides a group of pieces along one
-axis; each slide is one move, however far and however many pieces. The moves of a state are
-found in BurrTools' order (`_removal`, `_slides`): that order decides which of several equally
-short separations comes first, and so every number of the level after the first. A breadth-
+A *state* is the offset of every piece of a part. A *move* slides a group of pieces along one of
+the grid's directions (the cube grid's six axes, or another grid's, each step stopped by the
+cells its sweep meets: `models.grids.sweep`); each slide is one move, however far and however
+many pieces. The moves of a state are found in BurrTools' order (`_removal`, `_slides`, the
+grid's directions in their order, BurrTools' own on the cube and prism grids): that order
+decides which of several equally short separations comes first, and so every number of the
+level after the first. A breadth-
 first search from the assembled state stops at the first state where some group can slide away
 for ever: that removal is the last move of the *separation*, and its count the separation's
 number (98 for Pelikan Burr). Then both parts, each keeping the relative positions it has at
@@ -32,8 +35,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from tessera.models.grids import CUBES, Grid
 from tessera.solvers.kernels import before_first_use
-from tessera.solvers.polycube.movement import FREE, Move, pack_cells
+from tessera.solvers.polycube.movement import FREE, Move, lattice, pack_cells
 
 DEFAULT_NODE_LIMIT = 1_000_000  # states per separation search (about 100 MB for 7 pieces)
 
@@ -139,40 +143,118 @@ def _hash(row):
 
 
 @njit(cache=True, nogil=True)
-def _pair(cells, starts, i, j, rx, ry, rz, out):
-    """out[d]: how far piece i slides along d before touching piece j, j shifted by r
-    relative to i (FREE: never). Exact for the pair, ignoring every other piece."""
-    for d in range(6):
-        out[d] = FREE
-    for a in range(starts[i], starts[i + 1]):
-        ax = cells[a, 0]
-        ay = cells[a, 1]
-        az = cells[a, 2]
-        for b in range(starts[j], starts[j + 1]):
-            dx = cells[b, 0] + rx - ax
-            dy = cells[b, 1] + ry - ay
-            dz = cells[b, 2] + rz - az
-            if dy == 0 and dz == 0:
-                k, v = (0, dx - 1) if dx > 0 else (1, -dx - 1)
-            elif dx == 0 and dz == 0:
-                k, v = (2, dy - 1) if dy > 0 else (3, -dy - 1)
-            elif dx == 0 and dy == 0:
-                k, v = (4, dz - 1) if dz > 0 else (5, -dz - 1)
-            else:
-                continue
-            if v < out[k]:
-                out[k] = v
+def _piece_grids(cells, starts):
+    """Each piece's occupancy over its own bounding box, in its own frame: `pbox[p]` its low
+    corner and size, `occ[ostart[p] + x + sx * (y + sy * z)]` whether it holds the cell."""
+    n = starts.shape[0] - 1
+    pbox = np.empty((n, 6), np.int64)
+    ostart = np.zeros(n + 1, np.int64)
+    for p in range(n):
+        for a in range(3):
+            lo = cells[starts[p], a]
+            hi = lo
+            for k in range(starts[p], starts[p + 1]):
+                lo = min(lo, cells[k, a])
+                hi = max(hi, cells[k, a])
+            pbox[p, a] = lo
+            pbox[p, 3 + a] = hi - lo + 1
+        ostart[p + 1] = ostart[p] + pbox[p, 3] * pbox[p, 4] * pbox[p, 5]
+    occ = np.zeros(ostart[n], np.bool_)
+    for p in range(n):
+        for k in range(starts[p], starts[p + 1]):
+            x = cells[k, 0] - pbox[p, 0]
+            y = cells[k, 1] - pbox[p, 1]
+            z = cells[k, 2] - pbox[p, 2]
+            occ[ostart[p] + x + pbox[p, 3] * (y + pbox[p, 4] * z)] = True
+    return pbox, occ, ostart
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _axis_range(p, d, n, first, last):
+    """`_line_range` narrowed by one coordinate: the steps k with 0 <= p + k d < n (unit steps
+    without a division: the cube grid's lines are all of them)."""
+    if d == 1:
+        first = max(first, -p)
+        last = min(last, n - 1 - p)
+    elif d == -1:
+        first = max(first, p - n + 1)
+        last = min(last, p)
+    elif d > 0:
+        first = max(first, -(p // d))  # ceil(-p / d)
+        last = min(last, (n - 1 - p) // d)
+    elif d < 0:
+        first = max(first, -((n - 1 - p) // -d))  # ceil((p - n + 1) / -d)
+        last = min(last, p // -d)
+    return first, last
 
 
 @njit(cache=True, nogil=True)
-def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair):
-    """`movement.distances` for the search: pair by pair, each pair's six distances cached
-    by the pair's relative offset (rigid pieces: nothing else changes them). A state then
-    costs n(n-1)/2 hash lookups instead of sweeping a grid. Returns the (maybe grown) cache
-    and its fill count."""
+def _pair(cells, starts, i, j, rx, ry, rz, out, kinds, lat, pgrids):
+    """out[d]: how far piece i slides along d before touching piece j, j shifted by r
+    relative to i (FREE: never). Exact for the pair, ignoring every other piece: from every
+    cell of i, along the line of each blocker of its steps, the first cell of j (looked up in
+    j's occupancy, `_piece_grids`, over the run of the line inside j's box: a box is convex).
+    `lat`: the grid's `Lattice.arrays`."""
+    dirs, bstart, boff, nk, reach = lat
+    pbox, occ, ostart = pgrids
+    nd = dirs.shape[0]
+    nx, ny, nz = pbox[j, 3], pbox[j, 4], pbox[j, 5]
+    base = ostart[j]
+    # i's cells in j's frame
+    sx = rx + pbox[j, 0]
+    sy = ry + pbox[j, 1]
+    sz = rz + pbox[j, 2]
+    for d in range(nd):
+        best = np.int64(FREE)
+        out[d] = best
+        # no line from i's box, shifted by any blocker, gets into j's box: nothing to look at
+        missed = False
+        for c in range(3):
+            lo = pbox[i, c] - (sx, sy, sz)[c] + reach[d, c]
+            hi = pbox[i, c] + pbox[i, 3 + c] - 1 - (sx, sy, sz)[c] + reach[d, 3 + c]
+            if hi < 0 and dirs[d, c] <= 0 or lo >= pbox[j, 3 + c] and dirs[d, c] >= 0:
+                missed = True
+        if missed:
+            continue
+        dx, dy, dz = dirs[d, 0], dirs[d, 1], dirs[d, 2]
+        for a in range(starts[i], starts[i + 1]):
+            if best == 0:
+                break
+            row = d * nk + kinds[a]
+            for q in range(bstart[row], bstart[row + 1]):
+                x = cells[a, 0] - sx + boff[q, 0]
+                # a coordinate the step does not change must be inside j's box already
+                if dx == 0 and (x < 0 or x >= nx):
+                    continue
+                y = cells[a, 1] - sy + boff[q, 1]
+                if dy == 0 and (y < 0 or y >= ny):
+                    continue
+                z = cells[a, 2] - sz + boff[q, 2]
+                if dz == 0 and (z < 0 or z >= nz):
+                    continue
+                first, last = _axis_range(x, dx, nx, np.int64(0), best - 1)
+                first, last = _axis_range(y, dy, ny, first, last)
+                first, last = _axis_range(z, dz, nz, first, last)
+                for k in range(first, last + 1):
+                    if occ[base + (x + k * dx) + nx * ((y + k * dy) + ny * (z + k * dz))]:
+                        best = k
+                        break
+        out[d] = best
+
+
+@njit(cache=True, nogil=True)
+def _lattice_distances(
+    cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat, pgrids
+):
+    """`movement.distances` for the search: pair by pair, each pair's distances along every
+    direction cached by the pair's relative offset (rigid pieces: nothing else changes them).
+    A state then costs n(n-1)/2 hash lookups instead of sweeping a grid. Returns the (maybe
+    grown) cache and its fill count. `kinds`: per cell; `lat`: the grid's `Lattice.arrays`;
+    `pgrids`: the pieces' `_piece_grids`."""
     n = starts.shape[0] - 1
+    nd = lat[0].shape[0]
     for i in range(n):
-        for d in range(6):
+        for d in range(nd):
             dist[d, i, i] = FREE
     for i in range(n):
         for j in range(i + 1, n):
@@ -180,8 +262,8 @@ def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair):
             ry = offsets[j, 1] - offsets[i, 1]
             rz = offsets[j, 2] - offsets[i, 2]
             if abs(rx) >= 1000 or abs(ry) >= 1000 or abs(rz) >= 1000:
-                _pair(cells, starts, i, j, rx, ry, rz, pair)
-                for d in range(6):
+                _pair(cells, starts, i, j, rx, ry, rz, pair, kinds, lat, pgrids)
+                for d in range(nd):
                     dist[d, i, j] = pair[d]
                     dist[d ^ 1, j, i] = pair[d]
                 continue
@@ -197,14 +279,14 @@ def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair):
             while ckeys[slot] != -1 and ckeys[slot] != key:
                 slot = (slot + np.uint64(1)) & np.uint64(size - 1)
             if ckeys[slot] == -1:
-                _pair(cells, starts, i, j, rx, ry, rz, pair)
+                _pair(cells, starts, i, j, rx, ry, rz, pair, kinds, lat, pgrids)
                 ckeys[slot] = key
-                for d in range(6):
+                for d in range(nd):
                     cvals[slot, d] = pair[d]
                 ccount += 1
                 if ccount * 2 > size:  # rehash into a table four times the size
                     keys2 = np.full(size * 4, -1, np.int64)
-                    vals2 = np.empty((size * 4, 6), np.int32)
+                    vals2 = np.empty((size * 4, nd), np.int32)
                     for t in range(size):
                         if ckeys[t] == -1:
                             continue
@@ -213,19 +295,29 @@ def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair):
                         while keys2[s2] != -1:
                             s2 = (s2 + np.uint64(1)) & np.uint64(size * 4 - 1)
                         keys2[s2] = ckeys[t]
-                        for d in range(6):
+                        for d in range(nd):
                             vals2[s2, d] = cvals[t, d]
                     ckeys = keys2
                     cvals = vals2
-                    for d in range(6):
+                    for d in range(nd):
                         dist[d, i, j] = pair[d]
                         dist[d ^ 1, j, i] = pair[d]
                     continue
-            for d in range(6):
+            for d in range(nd):
                 v = cvals[slot, d]
                 dist[d, i, j] = v
                 dist[d ^ 1, j, i] = v
     return ckeys, cvals, ccount
+
+
+def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair, grid=CUBES):
+    """`_lattice_distances` on `grid` (the cube grid unless told), for callers outside the
+    search."""
+    lat = lattice(grid)
+    return _lattice_distances(
+        cells, starts, offsets, dist, ckeys, cvals, ccount, pair, lat.kinds(cells), lat.arrays,
+        _piece_grids(cells, starts),
+    )  # fmt: skip
 
 
 # One record per state: the state it came from and the move that made it.
@@ -280,7 +372,7 @@ def _rehash(hashes, count, tsize):
 def _closed(dist, n, clos):
     """clos[d, i, j]: how far i may slide along d with j held, through chains of pieces i
     pushes (the min-plus closure of the pair distances, Bill Cutler's matrix)."""
-    for d in range(6):
+    for d in range(dist.shape[0]):
         for i in range(n):
             for j in range(n):
                 clos[d, i, j] = FREE if i == j else dist[d, i, j]
@@ -334,7 +426,7 @@ def _removal(clos, n):
     """BurrTools' order of looking for a removal: a single piece, direction by direction and
     piece by piece, then a group of at most half the pieces. (mask, direction) or (0, -1)."""
     for most in (1, n // 2):
-        for d in range(6):
+        for d in range(clos.shape[0]):
             for p in range(n):
                 m = _pushed(clos, d, p, FREE, n, most)
                 if m > 0:
@@ -353,7 +445,7 @@ def _slides(clos, n, cand):
     masks = np.empty(64, np.int64)
     steps = np.empty(64, np.int64)
     full = (np.int64(1) << n) - 1
-    for d in range(6):
+    for d in range(clos.shape[0]):
         known = 0
         for p in range(n):
             step = 1
@@ -399,14 +491,16 @@ def _slides(clos, n, cand):
 
 
 @njit(cache=True, nogil=True)
-def _search(cells, starts, init, node_limit):
-    """Breadth-first search for the first separation.
+def _search(cells, starts, init, node_limit, kinds, lat):
+    """Breadth-first search for the first separation, on the grid whose `Lattice.arrays` is
+    `lat` (`kinds`: per cell of `cells`).
 
     Returns (code, states, parent, move mask, move direction, move distance, count, goal state,
     removed mask, removal direction). Piece 0 never moves: a move of a group holding it is
     stored as the rest's move the other way (the same relative positions, as BurrTools'
     states compare), so the queue's order and the first removal are BurrTools' own.
     """
+    dirs = lat[0]
     n = starts.shape[0] - 1
     width = n * 3
     cap = min(1024, node_limit)
@@ -422,15 +516,17 @@ def _search(cells, starts, init, node_limit):
     count = np.int64(1)
     table = _rehash(hashes, count, np.int64(4096))
     cand = np.empty((256, 3), np.int64)
-    clos = np.empty((6, n, n), np.int64)
+    nd = dirs.shape[0]
+    clos = np.empty((nd, n, n), np.int64)
     full = (np.int64(1) << n) - 1
     child = np.empty(width, np.int32)
     offsets = np.empty((n, 3), np.int32)
-    dist = np.empty((6, n, n), np.int32)
-    pair = np.empty(6, np.int32)
+    dist = np.empty((nd, n, n), np.int32)
+    pair = np.empty(nd, np.int32)
     ckeys = np.full(1024, -1, np.int64)
-    cvals = np.empty((1024, 6), np.int32)
+    cvals = np.empty((1024, nd), np.int32)
     ccount = np.int64(0)
+    pgrids = _piece_grids(cells, starts)
     code = _STUCK
     goal = np.int64(-1)
     rmask = np.int64(0)
@@ -441,8 +537,8 @@ def _search(cells, starts, init, node_limit):
         head += 1
         for a in range(width):
             offsets[a // 3, a % 3] = states[s, a]
-        ckeys, cvals, ccount = _cached_distances(
-            cells, starts, offsets, dist, ckeys, cvals, ccount, pair
+        ckeys, cvals, ccount = _lattice_distances(
+            cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat, pgrids
         )
         _closed(dist, n, clos)
         m, d = _removal(clos, n)
@@ -460,13 +556,12 @@ def _search(cells, starts, init, node_limit):
             if m & 1:
                 m = full & ~m
                 d = d ^ 1
-            axis = d // 2
-            sign = 1 if d % 2 == 0 else -1
             for a in range(width):
                 child[a] = states[s, a]
             for i in range(n):
                 if (m >> i) & 1:
-                    child[i * 3 + axis] += sign * step
+                    for a in range(3):
+                        child[i * 3 + a] += step * dirs[d, a]
             h = _hash(child)
             slot, seen = _table_slot(table, hashes, states, child, h)
             if seen:
@@ -515,8 +610,11 @@ class _Run:
         cells: list[np.ndarray],
         groups: Sequence[int] | None,
         node_limit: int,
+        grid: Grid = CUBES,
     ) -> None:
         self.cells = cells
+        self.grid = grid
+        self.lattice = lattice(grid)
         self.groups = list(groups) if groups is not None else [0] * len(cells)
         if len(self.groups) != len(cells):
             raise ValueError("one group number per piece")
@@ -544,8 +642,11 @@ class _Run:
             return None
         packed, starts = pack_cells([self.cells[p] for p in pieces])
         init = np.ascontiguousarray(offsets, np.int32)
+        lat = self.lattice
+        # offsets are lattice translations: a cell's kind is the kind it has assembled
+        kinds = lat.kinds(packed.astype(np.int64))
         code, states, parent, mmask, mdir, mdist, count, goal, removed, rdir = _search(
-            packed, starts, init, self.node_limit
+            packed, starts, init, self.node_limit, kinds, lat.arrays
         )
         self.nodes += int(count)
         if code != _FOUND:
@@ -560,16 +661,17 @@ class _Run:
         for s in path:
             m, d, k = int(mmask[s]), int(mdir[s]), int(mdist[s])
             moving = tuple(pieces[i] for i in range(len(pieces)) if m >> i & 1)
-            moves.append(Move(moving, d, k))
+            moves.append(Move(moving, d, k, grid=self.grid))
         final = states[int(goal)].reshape(-1, 3).copy()
         mask = int(removed)
         inside = [i for i in range(len(pieces)) if mask >> i & 1]
         outside = [i for i in range(len(pieces)) if not mask >> i & 1]
-        clear = _clearance(packed, starts, final, inside, outside, int(rdir))
-        moves.append(Move(tuple(pieces[i] for i in inside), int(rdir), int(clear), removes=True))
-        axis, sign = int(rdir) // 2, (1 if int(rdir) % 2 == 0 else -1)
+        step = lat.dirs[int(rdir)]
+        clear = _clearance(packed, starts, final, inside, outside, step)
+        removal = Move(tuple(pieces[i] for i in inside), int(rdir), clear, True, self.grid)
+        moves.append(removal)
         moved = final.copy()
-        moved[inside, axis] += sign * clear
+        moved[inside] += step * clear
         left_pieces = tuple(pieces[i] for i in outside)
         removed_pieces = tuple(pieces[i] for i in inside)
         node = Separation(pieces, moves, left_pieces=left_pieces, removed_pieces=removed_pieces)
@@ -578,27 +680,34 @@ class _Run:
         return node
 
 
-def _clearance(cells, starts, offsets, inside, outside, d) -> int:
-    """The shortest slide along d after which the group is clear of the rest's bounding box."""
-    axis, sign = d // 2, (1 if d % 2 == 0 else -1)
+def _clearance(cells, starts, offsets, inside, outside, step: np.ndarray) -> int:
+    """The fewest steps (at least 1) after which the group is clear of the rest's bounding box,
+    beyond it along some coordinate the step changes: no cell of the two is then shared, so the
+    group can be parked there (every step on the way is free: it is a removal)."""
 
     def coords(group):
-        return np.concatenate(
-            [cells[starts[i] : starts[i + 1], axis] + offsets[i, axis] for i in group]
-        )
+        return np.vstack([cells[starts[i] : starts[i + 1]] + offsets[i] for i in group])
 
     mine, rest = coords(inside), coords(outside)
-    if sign > 0:
-        return max(1, int(rest.max() - mine.min() + 1))
-    return max(1, int(mine.max() - rest.min() + 1))
+    best = None
+    for a in np.flatnonzero(step).tolist():
+        if step[a] > 0:  # mine.min + k step > rest.max
+            gap = int(rest[:, a].max() - mine[:, a].min())
+        else:
+            gap = int(mine[:, a].max() - rest[:, a].min())
+        need = gap // abs(int(step[a])) + 1
+        best = need if best is None else min(best, need)
+    assert best is not None
+    return max(1, best)
 
 
 def disassemble(
     cells_by_piece: Sequence[Iterable],
     groups: Sequence[int] | None = None,
     node_limit: int = DEFAULT_NODE_LIMIT,
+    grid: Grid = CUBES,
 ) -> Disassembly:
-    """Take an assembly apart (pieces as cell lists, all in one frame).
+    """Take an assembly apart (pieces as cell lists, all in one frame, cells of `grid`).
 
     `groups`: one BurrTools group number per piece (0: none); a part made only of pieces of
     one non-zero group may stay joined. The result is `complete` when the assembly comes apart,
@@ -617,7 +726,7 @@ def disassemble(
     if len(cells) == 1:  # nothing to take apart: BurrTools' assembly that is no solution
         return Disassembly("", (), (), complete=False, stuck=pieces)
     before_first_use("disassembler", _search)
-    run = _Run(cells, groups, node_limit)
+    run = _Run(cells, groups, node_limit, grid)
     try:
         tree = run.separate(pieces, np.zeros((len(cells), 3), np.int32), top=True)
     except _Stuck as stuck:

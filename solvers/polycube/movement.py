@@ -1,18 +1,27 @@
-"""Movement analysis on the cube grid: how pieces slide along the axes without passing through
-each other.
+"""Movement analysis on every grid: how pieces slide along the grid's directions without
+passing through each other.
 
 One module answers the question for the disassembler (which searches over slides) and for the
 viewer's dragging (a dragged piece slides until it touches), so that pieces everywhere in
 Tessera move the way real ones do.
 
+A direction is one of the grid's `directions`, a lattice translation a piece makes one step
+at a time. One step of a cell is stopped not only by the cell it lands on but by every cell
+its swept volume meets (a triangle sliding along a side passes the neighbour in front): the
+grid's *blocker sets* (`models.grids.sweep`), the offsets r such that a cell at `cell + r`
+stops one step of `cell` along d. On the cube grid that set is {d}; nothing below knows which
+grid it is on.
+
 Everything is derived from one table per state, the *distance matrix*
-``dist[d, i, j]``: how many cells piece i can slide along direction d before it touches piece j
-(``FREE`` when no cell of j lies ahead of any cell of i). It is read off an occupancy grid in
-one sweep per axis: along every grid line only *consecutive* cells of different pieces matter,
-because a piece that reaches a farther cell first passes the nearer one. That shortcut makes a
-single entry an upper bound when a third piece lies between i and j, but the minimum over any
-group boundary (i inside, j outside), which is all a move needs, is always exact: the first
-cell that stops the group is the next one along some line.
+``dist[d, i, j]``: how many steps piece i can slide along direction d before it touches piece
+j (``FREE`` when no cell of j lies ahead of any cell of i). It is read off an occupancy grid:
+from every cell, along the line of each of its blockers, the first occupied cell is all that
+matters, because a piece that reaches a farther cell first passes the nearer one (and a cell of
+its own there has the rest of the line ahead of it: d is always among its blockers). On the
+cube grid these lines are the axes and the first cells the consecutive ones. That shortcut
+makes a single entry an upper bound when a third piece lies between i and j, but the minimum
+over any group boundary (i inside, j outside), which is all a move needs, is always exact: the
+first cell that stops the group is the first one along some line.
 
 From it:
 
@@ -26,11 +35,14 @@ Moving a group by +d is the same relative motion as moving the rest by -d, so mo
 never move the first piece of a part; states then stay normalised for free.
 
 For one piece among fixed others (Play mode's hand: the others stay where they lie) there is
-also `reach`: a breadth-first search over the piece's translations by one-cell slides, which
+also `reach`: a breadth-first search over the piece's translations by one-step slides, which
 says whether, and by how few slides, a pose is reachable without passing through anything. It
 searches a bounded box: once the piece is clear of the others' bounding box nothing can stop
 it, so one layer of such translations around the box is enough to go round everything, and
 the answer is exact, not a guess bounded by effort.
+
+Every function takes the `grid` (the cube grid unless told), whose `directions` index the
+first axis of the distance matrix and whose `direction_names` name moves.
 """
 
 from __future__ import annotations
@@ -42,17 +54,13 @@ import numpy as np
 from numba import njit
 
 from tessera.models.errors import PuzzleError
+from tessera.models.grids import CUBES, Grid
+from tessera.models.grids.sweep import Sweep, sweep
 
-# the six directions, index d: axis d // 2, sign + for even d
-DIRECTIONS: tuple[tuple[int, int, int], ...] = (
-    (1, 0, 0),
-    (-1, 0, 0),
-    (0, 1, 0),
-    (0, -1, 0),
-    (0, 0, 1),
-    (0, 0, -1),
-)
-DIRECTION_NAMES: tuple[str, ...] = ("+x", "-x", "+y", "-y", "+z", "-z")
+#: the cube grid's six directions, index d: axis d // 2, sign + for even d (other grids: their
+#: own `directions`, always in opposite pairs d, d ^ 1)
+DIRECTIONS: tuple[tuple[int, int, int], ...] = CUBES.directions
+DIRECTION_NAMES: tuple[str, ...] = CUBES.direction_names
 FREE = np.int32(1 << 30)  # "never touches" in a distance matrix
 MAX_PIECES = 62  # groups are bit masks in an int64
 #: The kernels keep the pieces' occupancy in a grid of their bounding box; a box larger than
@@ -66,18 +74,82 @@ class MovementLimit(PuzzleError):
     one line; a command that asked for the disassembly is refused with it (exit 2)."""
 
 
-def direction_index(direction: str | Sequence[int] | int) -> int:
-    """0..5 from a name ("+x"), a unit vector ((0, -1, 0)) or an index."""
+def direction_index(direction: str | Sequence[int] | int, grid: Grid = CUBES) -> int:
+    """The index into `grid.directions` from a name ("+x"), a vector ((0, -1, 0)) or an
+    index."""
     if isinstance(direction, str):
-        return DIRECTION_NAMES.index(direction)
+        if direction not in grid.direction_names:
+            raise ValueError(f"{direction!r} is not a direction of the {grid.name} grid")
+        return grid.direction_names.index(direction)
     if isinstance(direction, int | np.integer):
-        if not 0 <= direction < 6:
-            raise ValueError(f"direction index {direction} is not 0..5")
+        if not 0 <= direction < len(grid.directions):
+            raise ValueError(f"direction index {direction} is not 0..{len(grid.directions) - 1}")
         return int(direction)
     vec = tuple(int(v) for v in direction)
-    if vec not in DIRECTIONS:
-        raise ValueError(f"{vec} is not a unit vector along an axis")
-    return DIRECTIONS.index(vec)
+    if vec not in grid.directions:
+        raise ValueError(f"{vec} is not a direction of the {grid.name} grid")
+    return grid.directions.index(vec)
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """A grid's directions and blocker sets, as the compiled kernels take them: `dirs` (D, 3),
+    and the blockers of a step along d of a cell of kind k, `offsets[start[d * n_kinds + k] :
+    start[d * n_kinds + k + 1]]`."""
+
+    grid: Grid
+    dirs: np.ndarray
+    start: np.ndarray
+    offsets: np.ndarray
+    n_kinds: int
+    reach: int  # largest |coordinate| of a direction or blocker
+    step: int  # largest |coordinate| of a direction
+    table: Sweep = field(repr=False)
+    #: what the kernels take: (dirs, start, offsets, n_kinds, extent), extent[d] the least
+    #: then the largest coordinates of d's blockers over every kind (a (D, 6) array)
+    arrays: tuple = field(repr=False, default=())
+
+    def kinds(self, cells: np.ndarray, starts=None, offsets=None) -> np.ndarray:
+        """Each cell's kind (int64), of packed pieces at `offsets` when given: all 0 on a grid
+        with one kind of cell (without a look at the cells: the movement analysis asks this
+        for every state of a dragged piece)."""
+        if self.n_kinds == 1:
+            return np.zeros(len(cells), np.int64)
+        world = np.asarray(cells, np.int64)
+        if offsets is not None:
+            world = world + np.repeat(np.asarray(offsets, np.int64), np.diff(starts), axis=0)
+        return self.table.kinds(world)
+
+
+_LATTICES: dict[Grid, Lattice] = {}
+
+
+def lattice(grid: Grid = CUBES) -> Lattice:
+    """The grid's `Lattice` (worked out once per grid)."""
+    found = _LATTICES.get(grid)
+    if found is None:
+        table = sweep(grid)
+        dirs = np.ascontiguousarray(table.directions, np.int64)
+        start = np.ascontiguousarray(table.start, np.int64)
+        offsets = np.ascontiguousarray(table.offsets, np.int64)
+        extent = np.empty((len(dirs), 6), np.int64)
+        for d in range(len(dirs)):
+            mine = offsets[start[d * table.n_kinds] : start[(d + 1) * table.n_kinds]]
+            extent[d, :3] = mine.min(axis=0)
+            extent[d, 3:] = mine.max(axis=0)
+        found = Lattice(
+            grid,
+            dirs,
+            start,
+            offsets,
+            table.n_kinds,
+            table.reach,
+            int(np.abs(dirs).max()),
+            table,
+            (dirs, start, offsets, np.int64(table.n_kinds), extent),
+        )
+        _LATTICES[grid] = found
+    return found
 
 
 def pack_cells(cells_by_piece: Sequence[Iterable]) -> tuple[np.ndarray, np.ndarray]:
@@ -128,46 +200,102 @@ def _box(cells, starts, offsets, skip):
 
 
 @njit(cache=True, nogil=True)
-def distances(cells, starts, offsets):
-    """dist[d, i, j] for pieces at `offsets` (see the module docstring); FREE when never."""
+def lattice_distances(cells, starts, offsets, kinds, lat):
+    """dist[d, i, j] for pieces at `offsets` (see the module docstring); FREE when never.
+    `kinds[k]`: the kind of cell k; `lat`: the grid's `Lattice.arrays`.
+
+    The lines are walked along d only, for d and its opposite at once: the cells met walking
+    one way are the cells that meet walking the other way (a blocker set seen from the other
+    cell is the opposite direction's), and along every line each pair of consecutive occupied
+    cells is found, which is all the group boundaries need. The occupancy grid has a border as
+    wide as the farthest blocker, marked `outside`: a walk stops there (a line never comes back
+    into the box), and only a line that starts in the border needs a closer look."""
+    dirs, bstart, boff, nk, _ = lat
     n = starts.shape[0] - 1
-    dist = np.full((6, n, n), FREE, np.int32)
+    nd = dirs.shape[0]
+    dist = np.full((nd, n, n), FREE, np.int32)
+    pad = 0
+    for b in range(boff.shape[0]):
+        for a in range(3):
+            pad = max(pad, abs(boff[b, a]))
     lo, hi = _box(cells, starts, offsets, -1)
+    box = np.empty(3, np.int64)
     dim = np.empty(3, np.int64)
     for a in range(3):
-        dim[a] = hi[a] - lo[a] + 1
-    stride = np.empty(3, np.int64)
-    stride[0] = 1
-    stride[1] = dim[0]
-    stride[2] = dim[0] * dim[1]
-    grid = np.zeros(dim[0] * dim[1] * dim[2], np.int16)  # owner + 1, 0 empty
+        box[a] = hi[a] - lo[a] + 1
+        dim[a] = box[a] + 2 * pad
+        lo[a] -= pad
+    sy = dim[0]
+    sz = dim[0] * dim[1]
+    outside = np.int16(-1)
+    grid = np.full(dim[0] * dim[1] * dim[2], outside, np.int16)  # owner + 1, 0 empty
+    for z in range(pad, pad + box[2]):
+        for y in range(pad, pad + box[1]):
+            row = y * sy + z * sz
+            for x in range(pad, pad + box[0]):
+                grid[row + x] = 0
     for p in range(n):
         for k in range(starts[p], starts[p + 1]):
-            idx = 0
-            for a in range(3):
-                idx += (cells[k, a] + offsets[p, a] - lo[a]) * stride[a]
-            grid[idx] = p + 1
-    for a in range(3):
-        b = (a + 1) % 3
-        c = (a + 2) % 3
-        for ib in range(dim[b]):
-            for ic in range(dim[c]):
-                base = ib * stride[b] + ic * stride[c]
-                prev = -1
-                prev_pos = 0
-                for ia in range(dim[a]):
-                    o = grid[base + ia * stride[a]] - 1
-                    if o < 0:
-                        continue
-                    if prev >= 0 and prev != o:
-                        gap = ia - prev_pos - 1
-                        if gap < dist[2 * a, prev, o]:
-                            dist[2 * a, prev, o] = gap
-                        if gap < dist[2 * a + 1, o, prev]:
-                            dist[2 * a + 1, o, prev] = gap
-                    prev = o
-                    prev_pos = ia
+            x = cells[k, 0] + offsets[p, 0] - lo[0]
+            y = cells[k, 1] + offsets[p, 1] - lo[1]
+            z = cells[k, 2] + offsets[p, 2] - lo[2]
+            grid[x + y * sy + z * sz] = p + 1
+    dstep = np.empty(nd, np.int64)
+    for d in range(nd):
+        dstep[d] = dirs[d, 0] + dirs[d, 1] * sy + dirs[d, 2] * sz
+    bstep = np.empty(boff.shape[0], np.int64)
+    for b in range(boff.shape[0]):
+        bstep[b] = boff[b, 0] + boff[b, 1] * sy + boff[b, 2] * sz
+    for p in range(n):
+        for k in range(starts[p], starts[p + 1]):
+            x0 = cells[k, 0] + offsets[p, 0] - lo[0]
+            y0 = cells[k, 1] + offsets[p, 1] - lo[1]
+            z0 = cells[k, 2] + offsets[p, 2] - lo[2]
+            here = x0 + y0 * sy + z0 * sz
+            for d in range(0, nd, 2):  # d ^ 1 is the same lines walked the other way
+                row = d * nk + kinds[k]
+                for b in range(bstart[row], bstart[row + 1]):
+                    # along the blocker's line, the first occupied cell is all that counts
+                    idx = here + bstep[b]
+                    step = np.int64(0)
+                    if grid[idx] == outside:
+                        # it starts in the border: a coordinate out of the box comes back in
+                        # within `pad` steps if ever (one that leaves never does)
+                        x = x0 + boff[b, 0]
+                        y = y0 + boff[b, 1]
+                        z = z0 + boff[b, 2]
+                        while step < pad and not (
+                            pad <= x < pad + box[0]
+                            and pad <= y < pad + box[1]
+                            and pad <= z < pad + box[2]
+                        ):
+                            x += dirs[d, 0]
+                            y += dirs[d, 1]
+                            z += dirs[d, 2]
+                            step += 1
+                        if not (
+                            pad <= x < pad + box[0]
+                            and pad <= y < pad + box[1]
+                            and pad <= z < pad + box[2]
+                        ):
+                            continue
+                        idx = x + y * sy + z * sz
+                    while True:
+                        o = grid[idx]
+                        if o != 0:
+                            if o > 0 and o != p + 1 and step < dist[d, p, o - 1]:
+                                dist[d, p, o - 1] = step
+                                dist[d ^ 1, o - 1, p] = step
+                            break
+                        idx += dstep[d]
+                        step += 1
     return dist
+
+
+def distances(cells, starts, offsets, grid: Grid = CUBES) -> np.ndarray:
+    """`lattice_distances` for packed pieces (`pack_cells`) at `offsets` on `grid`."""
+    lat = _LATTICES.get(grid) or lattice(grid)
+    return lattice_distances(cells, starts, offsets, lat.kinds(cells, starts, offsets), lat.arrays)
 
 
 @njit(cache=True, nogil=True)
@@ -264,7 +392,8 @@ def movable_groups(clos, n, fixed, out):
 
 @dataclass(frozen=True)
 class Move:
-    """A group of pieces (indices into the assembly) sliding along one axis.
+    """A group of pieces (indices into the assembly) sliding along one of the grid's
+    directions.
 
     Listed as a possibility (`possible_moves`), `distance` is the farthest it can go (`None`:
     it comes free, nothing stops it ever); any distance from 1 up to that is a legal move. As
@@ -275,13 +404,19 @@ class Move:
     """
 
     pieces: tuple[int, ...]
-    direction: int  # index into DIRECTIONS
-    distance: int | None
+    direction: int  # index into grid.directions
+    distance: int | None  # in steps of that direction
     removes: bool = False
+    grid: Grid = field(default=CUBES, repr=False)
 
     @property
     def vector(self) -> tuple[int, int, int]:
-        return DIRECTIONS[self.direction]
+        return self.grid.directions[self.direction]
+
+    @property
+    def name(self) -> str:
+        """The direction's name on its grid ("+x", "-x+y")."""
+        return self.grid.direction_names[self.direction]
 
     @property
     def free(self) -> bool:
@@ -315,33 +450,40 @@ def _mask(group: Iterable[int], n: int) -> int:
     return m
 
 
-def distance_matrix(cells_by_piece: Sequence[Iterable], offsets=None) -> np.ndarray:
-    """dist[d, i, j]: cells piece i slides along DIRECTIONS[d] before touching j (FREE: never).
+def distance_matrix(
+    cells_by_piece: Sequence[Iterable], offsets=None, grid: Grid = CUBES
+) -> np.ndarray:
+    """dist[d, i, j]: steps piece i slides along grid.directions[d] before touching j (FREE:
+    never).
 
     Exact for touching (0) and for group boundaries; see the module docstring.
     """
     cells, starts = pack_cells(cells_by_piece)
-    return distances(cells, starts, _offsets(len(starts) - 1, offsets))
+    return distances(cells, starts, _offsets(len(starts) - 1, offsets), grid)
 
 
-def blocking(cells_by_piece: Sequence[Iterable], offsets=None) -> np.ndarray:
-    """block[d, i, j]: piece i moving one cell along d would hit piece j (it pushes j)."""
-    return distance_matrix(cells_by_piece, offsets) == 0
+def blocking(cells_by_piece: Sequence[Iterable], offsets=None, grid: Grid = CUBES) -> np.ndarray:
+    """block[d, i, j]: piece i moving one step along d would hit piece j (it pushes j)."""
+    return distance_matrix(cells_by_piece, offsets, grid) == 0
 
 
 def pushed_with(
-    cells_by_piece: Sequence[Iterable], piece: int, direction, offsets=None
+    cells_by_piece: Sequence[Iterable], piece: int, direction, offsets=None, grid: Grid = CUBES
 ) -> tuple[int, ...]:
     """The pieces that must move with `piece` along `direction` (chains of pushing)."""
     n = len(cells_by_piece)
-    d = direction_index(direction)
-    dist = distance_matrix(cells_by_piece, offsets)
+    d = direction_index(direction, grid)
+    dist = distance_matrix(cells_by_piece, offsets, grid)
     m = int(closures(dist, d, n)[piece])
     return tuple(k for k in range(n) if m >> k & 1)
 
 
 def max_slide(
-    cells_by_piece: Sequence[Iterable], group: Iterable[int], direction, offsets=None
+    cells_by_piece: Sequence[Iterable],
+    group: Iterable[int],
+    direction,
+    offsets=None,
+    grid: Grid = CUBES,
 ) -> int | None:
     """How far `group` can slide together along `direction` before it touches another piece:
     0 when blocked at once, `None` when nothing is ever in the way (it comes free).
@@ -352,16 +494,19 @@ def max_slide(
     mask = _mask(group, n)
     if mask == 0:
         raise ValueError("the group is empty")
-    d = direction_index(direction)
-    dist = distance_matrix(cells_by_piece, offsets)
+    d = direction_index(direction, grid)
+    dist = distance_matrix(cells_by_piece, offsets, grid)
     v = int(group_slide(dist, d, np.int64(mask), n))
     return None if v >= FREE else v
 
 
 def possible_moves(
-    cells_by_piece: Sequence[Iterable], offsets=None, fixed: Iterable[int] = (0,)
+    cells_by_piece: Sequence[Iterable],
+    offsets=None,
+    fixed: Iterable[int] = (0,),
+    grid: Grid = CUBES,
 ) -> list[Move]:
-    """Every group that can slide at least one cell, per direction, with its farthest slide.
+    """Every group that can slide at least one step, per direction, with its farthest slide.
 
     Groups containing a piece of `fixed` are left out (by default the first piece): moving
     them is the same relative motion as moving the others the opposite way. Pass `fixed=()`
@@ -370,10 +515,10 @@ def possible_moves(
     n = len(cells_by_piece)
     if n == 0:
         return []
-    dist = distance_matrix(cells_by_piece, offsets)
+    dist = distance_matrix(cells_by_piece, offsets, grid)
     fixed_mask = np.int64(_mask(fixed, n))
     moves: list[Move] = []
-    for d in range(6):
+    for d in range(len(dist)):
         clos = closures(dist, d, n)
         out = np.empty(256, np.int64)
         while (count := movable_groups(clos, n, fixed_mask, out)) < 0:
@@ -385,7 +530,7 @@ def possible_moves(
             if v == 0:
                 continue
             pieces = tuple(k for k in range(n) if m >> k & 1)
-            moves.append(Move(pieces, d, None if v >= FREE else v))
+            moves.append(Move(pieces, d, None if v >= FREE else v, grid=grid))
     return moves
 
 
@@ -394,15 +539,20 @@ def possible_moves(
 
 
 @njit(cache=True, nogil=True)
-def translation_reach(cells, starts, offsets, piece, lo, dims, max_steps, goal, stop_at_goal):
+def translation_reach(
+    cells, starts, offsets, piece, lo, dims, max_steps, goal, stop_at_goal, kinds, lat
+):
     """Breadth-first search over translations of `piece` with the other pieces fixed.
 
     Translations s (added to the piece's offset) range over the box `lo` .. `lo + dims - 1`;
-    the search starts at s = 0. Returns (steps, parent): per translation the fewest one-cell
-    slides that reach it without the piece ever overlapping another (-1: not reached), and the
-    direction index of the last of them. It stops after `max_steps` slides (< 0: no limit) or
-    once the translation `goal` is reached (with `stop_at_goal`).
+    the search starts at s = 0. Returns (steps, parent): per translation the fewest one-step
+    slides that reach it without the piece ever passing through another (no cell of another
+    piece among the blockers of any of its cells' steps; -1: not reached), and the direction
+    index of the last of them. It stops after `max_steps` slides (< 0: no limit) or once the
+    translation `goal` is reached (with `stop_at_goal`). `kinds`: per cell of `cells`; `lat`:
+    the grid's `Lattice.arrays`.
     """
+    dirs, bstart, boff, nk, _ = lat
     n = starts.shape[0] - 1
     # the others' occupancy over their bounding box
     olo, ohi = _box(cells, starts, offsets, piece)
@@ -423,7 +573,9 @@ def translation_reach(cells, starts, offsets, piece, lo, dims, max_steps, goal, 
             grid[idx] = True
     m = starts[piece + 1] - starts[piece]
     own = np.empty((m, 3), np.int64)
+    own_kind = np.empty(m, np.int64)
     for k in range(m):
+        own_kind[k] = kinds[starts[piece] + k]
         for a in range(3):
             own[k, a] = cells[starts[piece] + k, a] + offsets[piece, a]
     total = dims[0] * dims[1] * dims[2]
@@ -448,36 +600,44 @@ def translation_reach(cells, starts, offsets, piece, lo, dims, max_steps, goal, 
         s[0] = cur % dims[0] + lo[0]
         s[1] = (cur // dims[0]) % dims[1] + lo[1]
         s[2] = cur // (dims[0] * dims[1]) + lo[2]
-        for d in range(6):
-            a = d // 2
-            sign = 1 if d % 2 == 0 else -1
-            s[a] += sign
-            inside = lo[a] <= s[a] < lo[a] + dims[a]
-            if inside:
-                nxt = (s[0] - lo[0]) + dims[0] * ((s[1] - lo[1]) + dims[1] * (s[2] - lo[2]))
-                if steps[nxt] < 0:
-                    free = True
-                    if have_others:
-                        for k in range(m):
-                            x = own[k, 0] + s[0] - olo[0]
-                            y = own[k, 1] + s[1] - olo[1]
-                            z = own[k, 2] + s[2] - olo[2]
-                            if 0 <= x < odim[0] and 0 <= y < odim[1] and 0 <= z < odim[2]:
-                                if grid[x + odim[0] * (y + odim[1] * z)]:
-                                    free = False
-                                    break
-                    if free:
-                        steps[nxt] = steps[cur] + 1
-                        parent[nxt] = d
-                        queue[tail] = nxt
-                        tail += 1
-            s[a] -= sign
+        for d in range(dirs.shape[0]):
+            inside = True
+            for a in range(3):
+                t = s[a] + dirs[d, a]
+                if not lo[a] <= t < lo[a] + dims[a]:
+                    inside = False
+            if not inside:
+                continue
+            nxt = (s[0] + dirs[d, 0] - lo[0]) + dims[0] * (
+                (s[1] + dirs[d, 1] - lo[1]) + dims[1] * (s[2] + dirs[d, 2] - lo[2])
+            )
+            if steps[nxt] >= 0:
+                continue
+            free = True
+            if have_others:
+                for k in range(m):
+                    row = d * nk + own_kind[k]
+                    for b in range(bstart[row], bstart[row + 1]):
+                        x = own[k, 0] + s[0] + boff[b, 0] - olo[0]
+                        y = own[k, 1] + s[1] + boff[b, 1] - olo[1]
+                        z = own[k, 2] + s[2] + boff[b, 2] - olo[2]
+                        if 0 <= x < odim[0] and 0 <= y < odim[1] and 0 <= z < odim[2]:
+                            if grid[x + odim[0] * (y + odim[1] * z)]:
+                                free = False
+                                break
+                    if not free:
+                        break
+            if free:
+                steps[nxt] = steps[cur] + 1
+                parent[nxt] = d
+                queue[tail] = nxt
+                tail += 1
     return steps, parent
 
 
 @dataclass(frozen=True)
 class Reach:
-    """Where one piece can get by one-cell slides while the others stay put (see `reach`).
+    """Where one piece can get by one-step slides while the others stay put (see `reach`).
 
     Translations are relative to where the piece was when asked."""
 
@@ -485,6 +645,7 @@ class Reach:
     lo: tuple[int, int, int]  # the translation of index 0 of the arrays
     steps_grid: np.ndarray = field(repr=False)  # (z, y, x) fewest slides; -1 not reached
     parent_grid: np.ndarray = field(repr=False)  # (z, y, x) the last slide's direction
+    grid: Grid = field(default=CUBES, repr=False)
 
     def _index(self, shift: Sequence[int]) -> tuple[int, int, int] | None:
         rel = [int(shift[a]) - self.lo[a] for a in range(3)]
@@ -512,7 +673,7 @@ class Reach:
             d = int(self.parent_grid[self._index(here)])
             out.append(d)
             for a in range(3):
-                here[a] -= DIRECTIONS[d][a]
+                here[a] -= self.grid.directions[d][a]
         return out[::-1]
 
     def reached(self) -> list[tuple[tuple[int, int, int], int]]:
@@ -531,18 +692,19 @@ def reach(
     offsets=None,
     max_steps: int | None = None,
     towards: Sequence[int] | None = None,
+    grid: Grid = CUBES,
 ) -> Reach:
-    """Where `piece` can get by sliding one cell at a time along the axes, never through
-    another piece, while the others stay where they are: a breadth-first search over its
-    translations (Play mode asks whether a drop or a drag is physically possible).
+    """Where `piece` can get by sliding one step at a time along the grid's directions, never
+    through another piece, while the others stay where they are: a breadth-first search over
+    its translations (Play mode asks whether a drop or a drag is physically possible).
 
     `max_steps` bounds the search to that many slides (and to translations that short);
     `towards` (a translation) stops it as soon as that one is reached. Without a limit the
-    searched box is the others' bounding box grown by the piece's size and one more cell (plus
-    the start and `towards`): outside it nothing is in the way, and its outer layer lets the
-    piece go round everything, so the answer is exact; a translation outside the box is
-    reachable exactly when the box's outer layer is (`Reach.steps` answers None for it: ask
-    with `towards`).
+    searched box is the others' bounding box grown by the piece's size and a margin (one cell
+    on the cube grid; as far as a step and its blockers reach on others) (plus the start and
+    `towards`): outside it nothing is in the way, and its outer layer lets the piece go round
+    everything, so the answer is exact; a translation outside the box is reachable exactly
+    when the box's outer layer is (`Reach.steps` answers None for it: ask with `towards`).
     """
     n = len(cells_by_piece)
     if not 0 <= piece < n:
@@ -553,16 +715,18 @@ def reach(
     own = world[starts[piece] : starts[piece + 1]]
     rest = np.delete(world, np.s_[starts[piece] : starts[piece + 1]], axis=0)
     goal = np.zeros(3, np.int64) if towards is None else np.asarray(towards, np.int64)
+    lat = lattice(grid)
+    margin = lat.reach + lat.step - 1  # clear of everything, and room to go round it
     if len(rest):
-        lo = rest.min(axis=0) - own.max(axis=0) - 1
-        hi = rest.max(axis=0) - own.min(axis=0) + 1
+        lo = rest.min(axis=0) - own.max(axis=0) - margin
+        hi = rest.max(axis=0) - own.min(axis=0) + margin
     else:
         lo = hi = np.zeros(3, np.int64)
     lo = np.minimum(np.minimum(lo, 0), goal)
     hi = np.maximum(np.maximum(hi, 0), goal)
     if max_steps is not None:  # exactly what that many slides can reach
-        lo = np.minimum(np.full(3, -max_steps, np.int64), goal)
-        hi = np.maximum(np.full(3, max_steps, np.int64), goal)
+        lo = np.minimum(np.full(3, -max_steps * lat.step, np.int64), goal)
+        hi = np.maximum(np.full(3, max_steps * lat.step, np.int64), goal)
     dims = hi - lo + 1
     steps, parent = translation_reach(
         cells,
@@ -574,9 +738,13 @@ def reach(
         -1 if max_steps is None else int(max_steps),
         goal,
         towards is not None,
+        lat.kinds(world),
+        lat.arrays,
     )
     shape = (int(dims[2]), int(dims[1]), int(dims[0]))
-    return Reach(piece, tuple(int(v) for v in lo), steps.reshape(shape), parent.reshape(shape))
+    return Reach(
+        piece, tuple(int(v) for v in lo), steps.reshape(shape), parent.reshape(shape), grid
+    )
 
 
 def free_path(
@@ -585,25 +753,27 @@ def free_path(
     shift: Sequence[int],
     offsets=None,
     max_steps: int | None = None,
+    grid: Grid = CUBES,
 ) -> list[int] | None:
-    """The fewest one-cell slides (direction indices) that move `piece` by `shift` without
+    """The fewest one-step slides (direction indices) that move `piece` by `shift` without
     passing through another piece, the others fixed; None when there is no such way (within
     `max_steps` slides, if given)."""
-    return reach(cells_by_piece, piece, offsets, max_steps, towards=shift).path(shift)
+    return reach(cells_by_piece, piece, offsets, max_steps, towards=shift, grid=grid).path(shift)
 
 
 def slides(
-    cells_by_piece: Sequence[Iterable], group: Iterable[int], offsets=None
+    cells_by_piece: Sequence[Iterable], group: Iterable[int], offsets=None, grid: Grid = CUBES
 ) -> tuple[int | None, ...]:
-    """`max_slide` of `group` along each of the six directions at once (one distance matrix):
-    how far it can go along +x, -x, +y, -y, +z, -z before it touches (None: for ever)."""
+    """`max_slide` of `group` along each of the grid's directions at once (one distance
+    matrix): on the cube grid how far it can go along +x, -x, +y, -y, +z, -z before it touches
+    (None: for ever)."""
     n = len(cells_by_piece)
     mask = _mask(group, n)
     if mask == 0:
         raise ValueError("the group is empty")
-    dist = distance_matrix(cells_by_piece, offsets)
+    dist = distance_matrix(cells_by_piece, offsets, grid)
     out = []
-    for d in range(6):
+    for d in range(len(dist)):
         v = int(group_slide(dist, d, np.int64(mask), n))
         out.append(None if v >= FREE else v)
     return tuple(out)
