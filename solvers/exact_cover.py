@@ -90,7 +90,25 @@ class ExactCoverSearch(Search):
         self.slice_nodes = slice_nodes
         self.events: list[TraceEvent] = []
         Search.__init__(self)
+        #: The share of the whole search tree this search stands for: 1 unless it was split
+        #: off another search (`split`), or gave work away itself. An estimate, for progress.
+        self.share = 1.0
         opt_ptr, opt_items = problem.csr()
+        self._setup(opt_ptr, opt_items, None, trace_buffer, max_bytes)
+
+    def _setup(
+        self,
+        opt_ptr: np.ndarray,
+        opt_items: np.ndarray,
+        rows: np.ndarray | None,
+        trace_buffer: int,
+        max_bytes: int,
+    ) -> None:
+        """Search state for the matrix (opt_ptr, opt_items): the problem's, or part of it
+        whose row r is the problem's row `rows[r]` (a search split off another)."""
+        problem = self.problem
+        trace = self.tracing
+        self._rows = rows
         mult = problem.mult_array()
         # Sizing. Every chosen option covers at least `least` units of the primary items'
         # multiplicities, so no path is deeper than units // least (+2 for the kernel's
@@ -123,6 +141,7 @@ class ExactCoverSearch(Search):
                 f"{max_bytes / (1 << 30):.1f} GiB)"
             )
         self._matrix = (opt_ptr.astype(np.uint32), opt_items.astype(np.uint32), problem.n_primary)
+        self._trace_buffer, self._max_bytes = trace_buffer, max_bytes
         self._sets = K.build(problem.n_columns, *self._matrix[:2], mult)
         before_first_use("exact-cover search", K.run)
         self._mult = mult
@@ -197,13 +216,86 @@ class ExactCoverSearch(Search):
     def check_often(self) -> None:
         self.slice_nodes = 256
 
+    def advance(self, nodes: int) -> bool:
+        """Count on for at most `nodes` more nodes (the caller's time slice: whether a count
+        is quick enough to finish here); True once the search is done. `count()` goes on from
+        where this stopped."""
+        if not self.done and not self.cancelled:
+            slice_nodes, self.slice_nodes = self.slice_nodes, max(1, nodes)
+            try:
+                self._step(count_only=True)
+            finally:
+                self.slice_nodes = slice_nodes
+        return self.done
+
+    def split(self) -> ExactCoverSearch | None:
+        """Hand over part of the work still ahead, for another thread: a new search, over the
+        same problem, that finds exactly the solutions this one now leaves out. None when there
+        is nothing to give (or this search is traced, done or cancelled).
+
+        Call it only between slices, from the thread running the search (from its progress
+        callback). The donor gives the later half of the untried options at its shallowest
+        level that has any; every level above must branch on an exactly-once item, since then
+        a solution holds exactly one option of each item and the two searches' solutions can
+        never overlap: the new one is the matrix without the other options of the items on
+        the path (so the path is forced) and of the given level (so only the given ones are
+        tried). A level of a multi item (Algorithm M's tweak: its options are tried in order
+        and each excludes its predecessors) is never split or split below."""
+        if self.tracing or self.done or self.cancelled:
+            return None
+        depth = self.depth
+        level = -1
+        for d in range(depth):
+            if self._kind[d] != K.EXACT:
+                return None
+            if self._oend[d] - self._oidx[d] > 1:
+                level = d
+                break
+        if level < 0:
+            return None
+        untried = int(self._oend[level] - self._oidx[level] - 1)
+        give = untried - untried // 2
+        end = int(self._oend[level])
+        given = self._ostack[end - give : end].astype(np.int64)
+        share = self.share * give / max(int(end - self._ostart[level]), 1)
+        for d in range(level):
+            share /= max(int(self._oend[d] - self._ostart[d]), 1)
+        self._oend[level] = end - give
+        opt_ptr, opt_items, _ = self._matrix
+        node_opt, _, start, members = self._sets[:4]
+        keep = np.ones(len(opt_ptr) - 1, bool)
+        for d in range(level + 1):
+            item = int(self._item[d])
+            # an item's segment always holds all of its nodes, live ones first
+            keep[node_opt[members[start[item] : start[item + 1]]]] = False
+            keep[given if d == level else int(self._chosen[d])] = True
+        lengths = np.diff(opt_ptr.astype(np.int64))[keep]
+        child_ptr = np.zeros(len(lengths) + 1, np.int64)
+        np.cumsum(lengths, out=child_ptr[1:])
+        child_items = opt_items[keep[node_opt]]
+        local = np.flatnonzero(keep)
+        child = ExactCoverSearch.__new__(ExactCoverSearch)
+        child.problem = self.problem
+        child.tracing = False
+        child.slice_nodes = self.slice_nodes
+        child.events = []
+        Search.__init__(child)
+        child.share = share
+        self.share -= share
+        rows = local if self._rows is None else self._rows[local]
+        child._setup(child_ptr, child_items, rows, self._trace_buffer, self._max_bytes)
+        return child
+
     def _solutions(self, report: Report | None) -> Iterator[tuple[int, ...]]:
         """Each solution as a tuple of row numbers."""
         reported = self.nodes
         while not self.done and not self.cancelled:
             code = self._step(count_only=False)
             if code == K.R_SOLUTION:
-                yield tuple(int(r) for r in self._chosen[: self.depth])
+                chosen = self._chosen[: self.depth]
+                if self._rows is not None:
+                    chosen = self._rows[chosen]
+                yield tuple(int(r) for r in chosen)
             # A search dense in solutions never ends a slice without one: report by work done.
             if report is not None and (
                 code != K.R_SOLUTION or self.nodes - reported >= self.slice_nodes

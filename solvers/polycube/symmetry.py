@@ -27,7 +27,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -47,11 +47,17 @@ from tessera.solvers.polycube.packing import (
     row_keys,
 )
 from tessera.solvers.search_control import Cancelled, Progress, Report, Search
+from tessera.solvers.work_queue import WorkQueue, run_on_threads
 
 #: How long `tally()` runs orbit searches in the calling thread before it hands the rest to the
 #: shared pool: below this a thread hand-over costs more than it can win (measured on Soma
 #: figures: the whole count of most of them takes under 5 ms).
 INLINE_SECONDS = 0.02
+#: Nodes per slice of that first search (a few milliseconds), between two looks at the clock.
+PROBE_NODES = 2048
+#: Nodes per slice of a pooled count: how long an idle thread may wait for a running search to
+#: split off work for it (tens of milliseconds), against a Python call per slice.
+POOL_SLICE_NODES = 8192
 
 
 def available_cores() -> int:
@@ -303,6 +309,16 @@ def _mirror_partners(preplaced: Sequence[Any]) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class _Counting:
+    """A search of free orbits that is merely counted (each solution a class of `size` fixed
+    solutions), or part of one split off it; `weight`: how many orbits it stands for."""
+
+    search: ExactCoverSearch
+    size: int
+    weight: int
+
+
+@dataclass(frozen=True)
 class Orbit:
     representative: Placement
     size: int
@@ -502,6 +518,10 @@ class RowImages:
         return best.tobytes(), bool(fixed_by.any())
 
 
+#: What `tally()` hands to the pool: orbits to search, or a counting search under way.
+_Task = list[Orbit] | None | _Counting
+
+
 class ClassSearch(Search):
     """Lists one representative per class under a puzzle's symmetry group (the search
     protocol: `solutions()` and `count()` are per class), and `tally()`s the three counts.
@@ -521,7 +541,8 @@ class ClassSearch(Search):
         self.done = False
         self._listing_fraction = 0.0
         self._current: ExactCoverSearch | None = None
-        self._running: set[ExactCoverSearch] = set()
+        #: searches under way (by `tally`), with the orbits each one stands for
+        self._running: dict[ExactCoverSearch, int] = {}
         self._lock = threading.Lock()
         self._progress_done = 0.0
         anchor = _anchor(self.group)
@@ -634,14 +655,14 @@ class ClassSearch(Search):
         of the progress (`weight` orbits' worth) counts as done."""
         search = problem.search()
         with self._lock:
-            self._running.add(search)
+            self._running[search] = weight
         if self.cancelled:
             search.cancel()
         try:
             yield search
         finally:
             with self._lock:
-                self._running.discard(search)
+                self._running.pop(search, None)
                 self._progress_done += (1.0 if search.done else search.progress()) * weight
 
     @cached_property
@@ -727,8 +748,11 @@ class ClassSearch(Search):
 
     def _live_progress(self, total: int) -> float:
         with self._lock:
-            running = sum(s.progress() for s in self._running)
+            running = sum(s.progress() * s.share * w for s, w in self._running.items())
             return min((self._progress_done + running) / max(total, 1), 1.0)
+
+    def _is_free(self, orbit: Orbit) -> bool:
+        return self.group.acts_freely_on(orbit.stabiliser)
 
     def tally(self, on_progress: Progress | None = None, workers: int | None = None) -> Counts:
         """fixed / up to rotation / up to symmetry. On cancel, returns partial counts.
@@ -736,27 +760,31 @@ class ClassSearch(Search):
         Small counts (most figures: a few milliseconds) are cheapest as few, merged searches
         in the calling thread: all the orbits that are merely counted in one search, all
         those that are listed in another. Large ones are worth spreading: the orbits are
-        independent searches and the compiled kernel releases the GIL. So the first orbit is
-        searched alone and timed; when the rest promise more than `INLINE_SECONDS`, they go to
-        the shared pool one orbit per task, on up to `workers` threads (default: every core).
+        independent searches and the compiled kernel releases the GIL. So one orbit is searched
+        alone first, for at most `INLINE_SECONDS`; when it finishes and the rest promise less
+        than that, they are searched here too. Otherwise the rest (and that orbit, going on
+        from where it stopped) go to the shared pool, on up to `workers` threads (default:
+        every core), where counting searches split off work for idle threads (`work_queue`).
         `workers=1` keeps everything in the calling thread, which is what a batch spreading
         whole puzzles over the cores wants."""
         if self.anchor_piece is None:
             plan: list[list[Orbit] | None] = [None]
         else:
-            free = [o for o in self.orbits if self.group.acts_freely_on(o.stabiliser)]
-            listed = [o for o in self.orbits if not self.group.acts_freely_on(o.stabiliser)]
+            free = [o for o in self.orbits if self._is_free(o)]
+            listed = [o for o in self.orbits if not self._is_free(o)]
             plan = [group for group in (free, listed) if group]
         n_units = max(len(self.orbits), 1)
-        workers = max(1, min(workers or available_cores(), n_units))
+        workers = max(1, workers or available_cores())
         self._progress_done = 0.0
         total = [0, 0, 0, False]  # fixed, classes, rotation classes, partial
+        adding = threading.Lock()
 
         def add(result: tuple[int, int, int, bool]) -> None:
-            total[0] += result[0]
-            total[1] += result[1]
-            total[2] += result[2]
-            total[3] = total[3] or result[3]
+            with adding:
+                total[0] += result[0]
+                total[1] += result[1]
+                total[2] += result[2]
+                total[3] = total[3] or result[3]
 
         report = None
         if on_progress is not None:
@@ -764,19 +792,9 @@ class ClassSearch(Search):
             def report(_fraction: float = 0.0, _found: int = 0) -> None:
                 on_progress(self._live_progress(n_units), total[0])
 
-        pooled: list[list[Orbit] | None] = []
-        if workers > 1 and len(self.orbits) > 1:
-            # time the first orbit alone, to see whether the rest is worth other threads
-            first, rest = self.orbits[0], self.orbits[1:]
-            start = time.perf_counter()
-            add(self._tally_task([first], report))
-            estimate = (time.perf_counter() - start) * len(rest)
-            free = [o for o in rest if self.group.acts_freely_on(o.stabiliser)]
-            listed = [o for o in rest if not self.group.acts_freely_on(o.stabiliser)]
-            if estimate > INLINE_SECONDS:
-                plan, pooled = [], [[o] for o in rest]
-            else:
-                plan = [group for group in (free, listed) if group]
+        pooled: list[_Task] = []
+        if workers > 1 and self.orbits:
+            plan, pooled = self._probe(plan, add, report)
         for task in plan:
             if self.cancelled:
                 break
@@ -784,7 +802,10 @@ class ClassSearch(Search):
             if report is not None:
                 report()
         if pooled and not self.cancelled:
-            self._run_pooled(pooled, workers, add, report)
+            queue: WorkQueue[_Task] = WorkQueue(pooled)
+            run_on_threads(
+                shared_pool(), queue, workers, lambda task: add(self._run(task, queue, report))
+            )
         fixed, classes, rot, partial = total
         if self.group.mirror_is_trivial:
             rot = classes
@@ -798,22 +819,82 @@ class ClassSearch(Search):
         self.done = not (partial or self.cancelled)
         return Counts(fixed, rot, classes, bool(partial) or self.cancelled)
 
-    def _run_pooled(self, tasks: list[list[Orbit] | None], workers: int, add, report) -> None:
-        """Run orbit searches on the shared pool, at most `workers` at a time, adding each
-        result as it comes and reporting progress every 0.1 s."""
-        pool = shared_pool()
-        queue = list(reversed(tasks))
-        pending: set[Future] = set()
-        while queue or pending:
-            while queue and len(pending) < workers and not self.cancelled:
-                pending.add(pool.submit(self._tally_task, queue.pop()))
-            if not pending:
-                break
-            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-            for future in done:
-                add(future.result())
+    def _probe(
+        self, plan: list[list[Orbit] | None], add, report
+    ) -> tuple[list[list[Orbit] | None], list[_Task]]:
+        """Search one orbit alone, to see whether the rest is worth other threads: (what is
+        left to search here, what goes to the pool). A counted orbit is searched for at most
+        `INLINE_SECONDS` and, unfinished, goes to the pool as it is; a listed one to the end."""
+        first = next((o for o in self.orbits if self._is_free(o)), self.orbits[0])
+        rest = [o for o in self.orbits if o is not first]
+        start = time.perf_counter()
+        if self._is_free(first):
+            unit = self._counting([first])
+            while not unit.search.advance(PROBE_NODES):
+                if self.cancelled or time.perf_counter() - start > INLINE_SECONDS:
+                    return [], [unit, *([o] for o in rest)]
+            add(self._run(unit))
+        elif rest:
+            add(self._tally_task([first], report))
+        else:
+            return plan, []
+        estimate = (time.perf_counter() - start) * len(rest)
+        if estimate > INLINE_SECONDS:
+            return [], [[o] for o in rest]
+        free = [o for o in rest if self._is_free(o)]
+        listed = [o for o in rest if not self._is_free(o)]
+        return [group for group in (free, listed) if group], []
+
+    def _counting(self, orbits: Sequence[Orbit]) -> _Counting:
+        """A search of free orbits, set up to be counted (and split) by `_run`."""
+        search = self._task_problem(orbits).search()
+        with self._lock:
+            self._running[search] = len(orbits)
+        if self.cancelled:
+            search.cancel()
+        return _Counting(search, orbits[0].size, len(orbits))
+
+    def _run(
+        self,
+        task: _Task,
+        queue: WorkQueue[_Task] | None = None,
+        report: Progress | None = None,
+    ) -> tuple[int, int, int, bool]:
+        """One pooled task's counts. A counting search gives part of its work to `queue`
+        whenever a thread there waits for some."""
+        if not isinstance(task, _Counting):
+            if self.cancelled:
+                return 0, 0, 0, True
+            if task and all(self._is_free(o) for o in task):
+                task = self._counting(task)
+            else:
+                return self._tally_task(task, report)
+        search = task.search
+        doubles = 1 if self.group.mirror_is_trivial else 2
+
+        def between_slices(_fraction: float, _found: int) -> None:
+            if queue is not None and queue.hungry() and not self.cancelled:
+                part = search.split()
+                if part is not None:
+                    with self._lock:
+                        self._running[part] = task.weight
+                    queue.give(_Counting(part, task.size, task.weight))
             if report is not None:
                 report()
+
+        if queue is not None:
+            search.slice_nodes = POOL_SLICE_NODES
+        try:
+            n = search.count(on_progress=between_slices)
+            partial = False
+        except Cancelled as exc:
+            n, partial = exc.partial, True
+        finally:
+            with self._lock:
+                self._running.pop(search, None)
+                done = 1.0 if search.done else search.progress()
+                self._progress_done += done * search.share * task.weight
+        return task.size * n, n, doubles * n, partial
 
     def representatives(self, on_progress: Progress | None = None) -> Iterator[PolycubeSolution]:
         """One solution per class, lazily (the same as `solutions()`)."""
