@@ -1,5 +1,7 @@
-"""Batch counting: yass's example Soma figures counted by Tessera and by yass, each as one
-process over all the files, side by side in the same run.
+"""Batch counting: Soma figures counted by Tessera and by yass, each as one process over all
+the files, side by side in the same run. Two sets: yass's example figures, and 300 random ones
+(`random_figures.py`, issue 25's goal: Tessera ≤ 0.5× yass), those both as `.soma` files and as
+TOML puzzles.
 
 * **batch, cold**: `tessera solve FILES --count --json` in a fresh process (interpreter,
   imports, the kernel loaded from numba's cache, a forked pool over the cores) against
@@ -16,6 +18,8 @@ The figures are read in place from ../shared/conformance/soma-figures (yass's ex
 never copied here) and yass from ../shared/reference/yass/soma; without the figures the
 benchmark is skipped, without yass Tessera is timed alone and the rows say so.
 
+The random figures are written to a temporary folder each run (the same files every time).
+
 Run: `make bench` or `python benchmarks/bench_batch.py`.
 """
 
@@ -24,6 +28,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -32,17 +37,22 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 warnings.filterwarnings("ignore")
 
+from random_figures import write_figures  # noqa: E402
 from record import print_rows, row, run_child, tessera_command  # noqa: E402
 
 FIGURES = ROOT.parent / "shared" / "conformance" / "soma-figures"
 YASS = ROOT.parent / "shared" / "reference" / "yass" / "soma"
 ROUNDS = 3
 YASS_LINE = re.compile(r"^(.+): (\d+) solutions?$")
+#: Issue 25: the random batch in at most this share of yass's time.
+RANDOM_GOAL = 0.5
 
 
-def tessera_batch(names: list[str]) -> tuple[float, float, dict[str, int | None]]:
+def tessera_batch(
+    names: list[str], folder: Path = FIGURES
+) -> tuple[float, float, dict[str, int | None]]:
     """(wall, CPU, {file: up to symmetry, None when refused}) of one `tessera solve` batch."""
-    done = run_child([*tessera_command(), "solve", *names, "--count", "--json"], cwd=FIGURES)
+    done = run_child([*tessera_command(), "solve", *names, "--count", "--json"], cwd=folder)
     counts: dict[str, int | None] = dict.fromkeys(names)
     for line in done.stdout.splitlines():
         if line.startswith("{"):
@@ -55,9 +65,11 @@ def tessera_batch(names: list[str]) -> tuple[float, float, dict[str, int | None]
     return done.wall, done.cpu, counts
 
 
-def yass_batch(names: list[str]) -> tuple[float, float, dict[str, int | None]]:
+def yass_batch(
+    names: list[str], folder: Path = FIGURES
+) -> tuple[float, float, dict[str, int | None]]:
     """The same for `soma -c -q FILES`: a file yass refuses has no count line."""
-    done = run_child([str(YASS), "-c", "-q", *names], cwd=FIGURES)
+    done = run_child([str(YASS), "-c", "-q", *names], cwd=folder)
     counts: dict[str, int | None] = dict.fromkeys(names)
     for line in (done.stdout + done.stderr).splitlines():
         found = YASS_LINE.match(line.strip())
@@ -103,6 +115,50 @@ def warm_batch_seconds(files: list[Path], mode: str) -> float:
     return time.perf_counter() - start
 
 
+def random_rows() -> list[dict]:
+    """The 300 random figures: `.soma` and TOML batches beside yass on the `.soma` files,
+    interleaved round by round, best of `ROUNDS`; every count checked against yass's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        soma, toml = write_figures(folder)
+        times: dict[str, list[tuple[float, float]]] = {"soma": [], "toml": [], "yass": []}
+        for _ in range(ROUNDS):
+            wall, cpu, ours = tessera_batch(soma, folder)
+            times["soma"].append((wall, cpu))
+            wall, cpu, ours_toml = tessera_batch(toml, folder)
+            times["toml"].append((wall, cpu))
+            if YASS.exists():
+                wall, cpu, theirs = yass_batch(soma, folder)
+                times["yass"].append((wall, cpu))
+    as_soma = {t: ours_toml[t] for t in toml}
+    same = all(as_soma[t] == ours[s] for s, t in zip(soma, toml, strict=True))
+    if not same:
+        raise AssertionError("tessera counts the random figures differently as .soma and TOML")
+    label = f"random figures: {len(soma)}"
+    if not times["yass"]:
+        absent = f"yass not found at {YASS}: no reference, no ratio, counts not checked"
+        return [row(f"{label} {kind}, one process, wall", min(times[kind])[0],
+                    "yass -c, one process", None, absent) for kind in ("soma", "toml")]  # fmt: skip
+    wrong = [f"{n}: tessera {ours[n]}, yass {theirs[n]}" for n in soma if ours[n] != theirs[n]]
+    if wrong:
+        raise AssertionError("tessera and yass disagree:\n" + "\n".join(wrong))
+    yass_wall = min(w for w, _ in times["yass"])
+    yass_cpu = min(c for _, c in times["yass"])
+    rows = []
+    for kind in ("soma", "toml"):
+        wall = min(w for w, _ in times[kind])
+        cpu = min(c for _, c in times[kind])
+        verdict = "met" if wall <= RANDOM_GOAL * yass_wall else "NOT met"
+        rows += [
+            row(f"{label} .{kind} files, one process, wall", wall, "yass -c on the .soma files",
+                yass_wall, f"best of {ROUNDS}; goal ≤ {RANDOM_GOAL}× yass: {verdict}; "
+                f"Tessera on every core, yass on one; all {len(soma)} counts agree"),
+            row(f"{label} .{kind} files, one process, CPU", cpu, "yass -c on the .soma files",
+                yass_cpu, "user + system, Tessera's pool workers included"),
+        ]  # fmt: skip
+    return rows
+
+
 def main() -> list[dict]:
     if not FIGURES.exists():
         print(f"skipped: {FIGURES} is not here")
@@ -118,7 +174,7 @@ def main() -> list[dict]:
             wall, cpu, theirs = yass_batch(names)
             theirs_wall.append(wall)
             theirs_cpu.append(cpu)
-    label = f"batch, cold: {len(names)} figures, one process"
+    label = f"batch, cold: {len(names)} yass figures, one process"
     if has_yass:
         note = check_counts(names, ours, theirs)
         rows = [
@@ -132,6 +188,7 @@ def main() -> list[dict]:
             row(f"{label}, wall", min(ours_wall), "yass -c, one process", None, absent),
             row(f"{label}, CPU", min(ours_cpu), "yass -c, one process", None, absent),
         ]
+    rows += random_rows()
     from tessera.solvers.polycube.batch import warm_kernel
 
     warm_kernel()
