@@ -1,7 +1,9 @@
 """`tessera stl`: every piece of a polycube puzzle as an STL file, ready to print.
 
-One file per piece (copies numbered), each a closed surface; `--gap-mm` shrinks every piece
-by half the gap on each outer face so printed pieces slide together. With `--solution K` the
+One file per piece (copies numbered), each a closed surface of the grid's real solids (cubes,
+triangular prisms, balls joined by short necks where they touch, the rhombic and tetra-octa
+grids' tetrahedra); `--gap-mm` shrinks every piece by half the gap on each outer face so
+printed pieces slide together (on the grids that can: cubes and balls). With `--solution K` the
 pieces keep their places in distinct solution K (number as `tessera solve` lists them), so a
 slicer that loads all files at once shows the assembly; `--assembly` also writes that whole
 solution as one file.
@@ -38,12 +40,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "stl",
         help="export a polycube puzzle's pieces as STL files",
         description="Write one binary STL file per piece (copies numbered) into DIR, sized "
-        "for printing: --cell-mm per unit cube, --gap-mm between pieces for a real fit.",
+        "for printing: --cell-mm per grid unit (a cube's edge; a prism's side and height; a "
+        "ball's diameter; the cube the rhombic and tetra-octa grids cut up), --gap-mm between "
+        "pieces for a real fit.",
     )
     stl.add_argument("puzzle", help="file or built-in name")
     stl.add_argument("--out", required=True, metavar="DIR", help="folder for the files")
     stl.add_argument(
-        "--cell-mm", type=float, default=20.0, metavar="MM", help="cube edge (default 20)"
+        "--cell-mm",
+        type=float,
+        default=20.0,
+        metavar="MM",
+        help="grid unit, e.g. a cube's edge (default 20)",
     )
     stl.add_argument(
         "--gap-mm",
@@ -108,6 +116,13 @@ def run_stl(args: argparse.Namespace) -> int:
         raise PuzzleError(f"--solution counts from 1, not {args.solution}")
     folder = Path(args.out)
     puzzle = load_puzzle(args.puzzle, "polycube", problem=args.problem)
+    if args.gap_mm > 0:
+        from tessera.models.grids.surface import can_shrink
+
+        if not can_shrink(puzzle.grid):
+            raise PuzzleError(
+                f"--gap-mm is not available on the {puzzle.grid.title} grid yet; leave it at 0"
+            )
     files = sum(piece.copies for piece in puzzle.pieces) + bool(args.assembly)
     if files > MAX_FILES:
         raise PuzzleError(

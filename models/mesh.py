@@ -1,8 +1,13 @@
 """Closed triangle surfaces of polycube pieces, and binary STL, with numpy alone.
 
-The viewer draws pieces with these surfaces and `tessera stl` prints them, so one function
-serves both: it must be fast (a piece is rebuilt on every edit) and its output must be a valid
-solid for a slicer: every edge shared by exactly two triangles, all of them turned outwards.
+`tessera stl` and the window's STL export print pieces with `piece_surface`, so its output must
+be a valid solid for a slicer: every edge shared by exactly two triangles, all of them turned
+outwards. On the other grids each cell is its grid's solid (`models.grids.surface`); the cube
+grid's unit cubes are made here, fast (a piece is rebuilt on every edit).
+
+Only the cells and the grid points at their corners are ever visited, looked up in sorted keys
+(`_Lookup`): memory grows with the piece, never with its bounding box (issue 21: two cubes 1000
+apart along every axis allocated a 1 GB grid).
 
 How: a unit face is on the surface when its cell is in the piece and the neighbour across it is
 not. Faces meet at grid points; where a point is shared by parts of the piece that touch only
@@ -24,6 +29,9 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+
+from tessera.models.grids import CUBES, Grid
+from tessera.models.grids.surface import printable_surface
 
 # A grid point's 8 surrounding cells ("octants") are numbered bit = i + 2j + 4k, where i/j/k
 # is 0 on the point's negative side of x/y/z and 1 on the positive side. A face through the
@@ -156,100 +164,138 @@ _STEP, _CORNERS, _SLOTS = _directions()
 _BIT_WEIGHTS = np.array([1 << (i + 2 * j + 4 * k) for i in (0, 1) for j in (0, 1) for k in (0, 1)])
 
 
-def _surface(occ: np.ndarray, coords: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The closed surface of the True cells of `occ` (whose outer layer must be False);
-    `coords[a][m]` is where grid plane m (the low side of cell m) lies along axis a."""
+class _Lookup:
+    """Membership of integer triples in a set, by sorted keys: memory in proportion to the
+    set, never to its bounding box (two cells 1000 apart once took a 1 GB grid: issue 21).
+
+    Each axis's values are replaced by their rank among the values the set has there, so keys
+    stay small whatever the coordinates; a triple with a value the set never has on an axis
+    cannot be in it."""
+
+    def __init__(self, triples: np.ndarray) -> None:
+        self.axes = [np.unique(triples[:, a]) for a in range(3)]
+        self.sizes = [len(v) + 1 for v in self.axes]
+        keys, _ = self._keys(triples)
+        self.keys = np.sort(keys)
+
+    def _keys(self, triples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        key = np.zeros(len(triples), np.int64)
+        known = np.ones(len(triples), bool)
+        for a in range(3):
+            values = self.axes[a]
+            rank = np.searchsorted(values, triples[:, a])
+            known &= values[np.minimum(rank, len(values) - 1)] == triples[:, a]
+            key = key * self.sizes[a] + rank
+        return key, known
+
+    def index(self, triples: np.ndarray) -> np.ndarray:
+        """Each triple's position in the sorted set, or -1 when it is not in it."""
+        triples = np.asarray(triples, np.int64).reshape(-1, 3)
+        key, known = self._keys(triples)
+        at = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+        return np.where(known & (self.keys[at] == key), at, -1)
+
+    def contains(self, triples: np.ndarray) -> np.ndarray:
+        return self.index(triples) >= 0
+
+
+_OCTANTS = np.array([(i, j, k) for i in (0, 1) for j in (0, 1) for k in (0, 1)], np.int64)
+
+
+def _surface(cells: np.ndarray, coords) -> tuple[np.ndarray, np.ndarray]:
+    """The closed surface of a set of cells (unique integer triples); `coords(axis, m)` is
+    where grid plane m (the low side of cell m) lies along that axis. Only the grid points at
+    the cells' corners are visited, found by `_Lookup`, never a box around them."""
     comp_table, count_table, joined_table = _fan_table()
-    n0, n1, n2 = occ.shape
-    shape = (n0 - 1, n1 - 1, n2 - 1)
-    # occupancy pattern of every grid point that can carry a face (points 1 .. n-1 per axis)
-    windows = np.lib.stride_tricks.sliding_window_view(occ.view(np.uint8), (2, 2, 2))
-    pattern = windows.reshape(*shape, 8) @ _BIT_WEIGHTS
-    comp = comp_table[pattern.ravel()]  # (points, 12)
-    n_fans = count_table[pattern.ravel()]
+    cells = cells[np.lexsort((cells[:, 2], cells[:, 1], cells[:, 0]))]
+    occupied = _Lookup(cells)
+    # every grid point touching a cell, in x, y, z order (points with no face get no vertex)
+    points = np.unique((cells[:, None, :] + _OCTANTS).reshape(-1, 3), axis=0)
+    around = (points[:, None, :] - 1 + _OCTANTS).reshape(-1, 3)
+    pattern = occupied.contains(around).reshape(-1, 8).astype(np.int64) @ _BIT_WEIGHTS
+    comp = comp_table[pattern]  # (points, 12)
+    n_fans = count_table[pattern]
     joined = joined_table[pattern]
     if joined.any():
         # edges whose two diagonal cells are connected around both ends: chain across empties
-        join = np.zeros(shape, np.int64)
+        at_point = _Lookup(points)
+        join = np.zeros(len(points), np.int64)
         for a in range(3):
-            low = [slice(None)] * 3
-            high = [slice(None)] * 3
-            low[a], high[a] = slice(0, -1), slice(1, None)
-            both = joined[(*low, 2 * a + 1)] & joined[(*high, 2 * a)]
-            join[tuple(low)] |= both.astype(np.int64) << (2 * a + 1)
-            join[tuple(high)] |= both.astype(np.int64) << (2 * a)
+            step = np.zeros(3, np.int64)
+            step[a] = 1
+            low = np.flatnonzero(joined[:, 2 * a + 1])
+            high = at_point.index(points[low] + step)
+            found = high >= 0
+            low, high = low[found], high[found]
+            both = joined[high, 2 * a]
+            join[low[both]] |= 1 << (2 * a + 1)
+            join[high[both]] |= 1 << (2 * a)
         for flat in np.flatnonzero(join).tolist():
-            comp[flat], n_fans[flat] = _fans(int(pattern.flat[flat]), int(join.flat[flat]))
+            comp[flat], n_fans[flat] = _fans(int(pattern[flat]), int(join[flat]))
     first = np.cumsum(n_fans) - n_fans  # first vertex number of each point
-    point_of_vertex = np.repeat(np.arange(len(n_fans)), n_fans)
-    pi, pj, pk = np.unravel_index(point_of_vertex, shape)
-    vertices = np.column_stack([coords[0][pi + 1], coords[1][pj + 1], coords[2][pk + 1]])
+    where = points[np.repeat(np.arange(len(points)), n_fans)]
+    vertices = np.column_stack([coords(a, where[:, a]) for a in range(3)])
 
-    cells = np.argwhere(occ)
     neighbours = cells[:, None, :] + _STEP  # (cells, 6, 3)
-    exposed = ~occ[neighbours[..., 0], neighbours[..., 1], neighbours[..., 2]]
+    exposed = ~occupied.contains(neighbours.reshape(-1, 3)).reshape(-1, 6)
     which, direction = np.nonzero(exposed)
-    points = cells[which][:, None, :] + _CORNERS[direction] - 1  # (faces, 4, 3)
-    flat = (points[..., 0] * shape[1] + points[..., 1]) * shape[2] + points[..., 2]
-    quads = first[flat] + comp[flat, _SLOTS[direction]]
+    corners = cells[which][:, None, :] + _CORNERS[direction]  # (faces, 4, 3)
+    point = _Lookup(points).index(corners.reshape(-1, 3)).reshape(-1, 4)
+    quads = first[point] + comp[point, _SLOTS[direction]]
     triangles = np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]])
     return vertices.astype(np.float64), triangles
 
 
-def _refine(occ: np.ndarray) -> np.ndarray:
-    """Split every unit interval into thin | wide | thin parts (see the module docstring).
-
-    Along each axis, refined index 2k is the thin slab around grid plane k (kept only when the
-    cells on both sides, k-1 and k, are kept) and 2k+1 the wide middle of cell k."""
-    for axis in range(3):
-        n = occ.shape[axis]
-        shape = list(occ.shape)
-        shape[axis] = 2 * n + 1
-        out = np.zeros(shape, bool)
-        odd = [slice(None)] * 3
-        odd[axis] = slice(1, 2 * n, 2)
-        out[tuple(odd)] = occ
-        inner = [slice(None)] * 3
-        inner[axis] = slice(2, 2 * n - 1, 2)
-        low = [slice(None)] * 3
-        low[axis] = slice(0, n - 1)
-        high = [slice(None)] * 3
-        high[axis] = slice(1, n)
-        out[tuple(inner)] = occ[tuple(low)] & occ[tuple(high)]
-        occ = out
-    return occ
+def _refine(cells: np.ndarray) -> np.ndarray:
+    """The refined cells of the eroded solid (see the module docstring), listed from the
+    cells themselves. Along each axis refined index 2k is the thin slab around grid plane k
+    (kept only when the cells on both sides, k-1 and k, are kept) and 2k+1 the wide middle of
+    cell k; a refined cell is kept when every cell it needs is."""
+    occupied = _Lookup(cells)
+    candidates = np.unique((2 * cells[:, None, :] + _NEAR).reshape(-1, 3), axis=0)
+    keep = np.ones(len(candidates), bool)
+    for pick in _OCTANTS:  # per axis: the cell below (0) or above (1) a slab; a middle's own
+        need = (candidates - 1 + pick * (1 - candidates % 2)) // 2
+        keep &= occupied.contains(need)
+    return candidates[keep]
 
 
-def piece_surface(cells, gap: float = 0.0, cell_size: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """The outer surface of a set of unit cubes: `(vertices (n, 3) float, triangles (m, 3) int)`.
+_NEAR = np.array([(i, j, k) for i in (0, 1, 2) for j in (0, 1, 2) for k in (0, 1, 2)], np.int64)
 
-    Cell (x, y, z) is the cube [x, x+1] × [y, y+1] × [z, z+1] (times `cell_size`). Faces between
-    two of the cells are left out; the result is closed, with outward (counter-clockwise)
-    triangles. `gap` (same unit as `cell_size`, less than it) shrinks every outer face inward
-    by gap/2, so two pieces printed this way leave `gap` between them.
-    """
-    arr = np.asarray(cells, dtype=np.int64).reshape(-1, 3)
+
+def cube_surface(cells, gap: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The outer surface of a set of unit cubes, in cell units: cell (x, y, z) is the cube
+    [x, x+1] × [y, y+1] × [z, z+1]. `gap` (less than 1) shrinks every outer face by gap/2."""
+    arr = np.unique(np.asarray(cells, dtype=np.int64).reshape(-1, 3), axis=0)
     if len(arr) == 0:
         return np.zeros((0, 3)), np.zeros((0, 3), np.int64)
+    g = gap / 2
+    if g == 0:
+        return _surface(arr, lambda a, m: m.astype(np.float64))
+    return _surface(_refine(arr), lambda a, m: m // 2 + np.where(m % 2, g, -g))
+
+
+def piece_surface(
+    cells, gap: float = 0.0, cell_size: float = 1.0, grid: Grid = CUBES
+) -> tuple[np.ndarray, np.ndarray]:
+    """The outer surface of a piece: `(vertices (n, 3) float, triangles (m, 3) int)`, closed,
+    with outward (counter-clockwise) triangles, faces between two of its cells left out.
+
+    On the cube grid cell (x, y, z) is the cube [x, x+1] × [y, y+1] × [z, z+1] (times
+    `cell_size`); on the others each cell is its grid's solid (`models.grids.surface`), in the
+    grid's space times `cell_size`. `gap` (same unit as `cell_size`, less than it) shrinks
+    every outer face inward by gap/2, so two pieces printed this way leave `gap` between them
+    (on grids that can: `models.grids.surface.can_shrink`).
+    """
+    arr = np.asarray(cells, dtype=np.int64).reshape(-1, 3)
     if cell_size <= 0:
         raise ValueError("cell_size must be positive")
     g = gap / 2 / cell_size
     if not 0 <= g < 0.5:
         raise ValueError(f"gap must be at least 0 and less than the cell size, not {gap}")
-    lo = arr.min(axis=0)
-    rel = arr - lo + 1  # one empty layer all round
-    occ = np.zeros(tuple((rel.max(axis=0) + 2).tolist()), bool)
-    occ[rel[:, 0], rel[:, 1], rel[:, 2]] = True
-    if g == 0:
-        coords = tuple(np.arange(n + 1) + lo[a] - 1.0 for a, n in enumerate(occ.shape))
-    else:
-        occ = _refine(occ)
-        coords = []
-        for a, n in enumerate(occ.shape):
-            m = np.arange(n + 1)
-            coords.append(m // 2 + np.where(m % 2, g, -g) + lo[a] - 1.0)
-        coords = tuple(coords)
-    vertices, triangles = _surface(occ, coords)
+    if len(arr) == 0:
+        return np.zeros((0, 3)), np.zeros((0, 3), np.int64)
+    vertices, triangles = printable_surface(grid, arr, gap / cell_size)
     return vertices * cell_size, triangles
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from tessera.models.atomic import atomic_dir, atomic_path
 from tessera.models.errors import PuzzleError
+from tessera.models.grids import CUBES, Grid
 from tessera.models.mesh import piece_surface, volume, write_stl
 from tessera.models.polycube import PolycubePuzzle
 
@@ -31,6 +32,7 @@ class Part:
     label: str
     cells: list[np.ndarray]  # one cell array per closed shell
     name: str
+    grid: Grid = CUBES  # what the cells are: each grid's solids (`models.grids.surface`)
 
 
 def safe_stem(name: str) -> str:
@@ -70,7 +72,11 @@ def piece_parts(
         stem, label = safe_stem(piece.name), piece.name
         if piece.copies > 1:
             stem, label = f"{stem}-{seen[t]}", f"{piece.name} {seen[t]}"
-        out.append(Part(unique_filename(stem, taken), label, [cells], f"{puzzle.name} {label}"))
+        out.append(
+            Part(
+                unique_filename(stem, taken), label, [cells], f"{puzzle.name} {label}", puzzle.grid
+            )
+        )
     if assembly is not None:
         stem, label = assembly
         out.append(
@@ -79,6 +85,7 @@ def piece_parts(
                 label,
                 [np.asarray(cells) for _, cells in instances],
                 f"{puzzle.name} {label}",
+                puzzle.grid,
             )
         )
     return out
@@ -88,7 +95,7 @@ def _write_stl(part: Part, path: Path, cell_mm: float, gap_mm: float) -> tuple[i
     vertices, triangles = [], []
     base = 0
     for cells in part.cells:
-        v, t = piece_surface(cells, gap=gap_mm, cell_size=cell_mm)
+        v, t = piece_surface(cells, gap=gap_mm, cell_size=cell_mm, grid=part.grid)
         vertices.append(v)
         triangles.append(t + base)
         base += len(v)

@@ -180,6 +180,24 @@ def _box_corners(bounds) -> np.ndarray:
     return np.array([(x, y, z) for x in b[0:2] for y in b[2:4] for z in b[4:6]])
 
 
+def keeps_boxes(matrix: np.ndarray) -> bool:
+    """Whether a placement's turn maps axis-aligned boxes onto such boxes (the cube group's
+    turns do): the box of a placed mesh is then its own box's corners, moved."""
+    turn = np.asarray(matrix, float)[:3, :3]
+    return bool(((np.abs(turn) > 1e-9).sum(axis=0) == 1).all())
+
+
+def placed_corners(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """The 8 corners of the box round `points` once placed by `matrix`: after any other
+    turn than the cube group's (a prism's sixth of a turn, the sphere grid's), the moved box
+    of the mesh would stand up to √3 times wider than the piece and push the frame off
+    centre, so the box is taken round the moved points themselves."""
+    m = np.asarray(matrix, float)
+    moved = np.asarray(points, float).reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+    lo, hi = moved.min(axis=0), moved.max(axis=0)
+    return _box_corners((lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]))
+
+
 def step_points(scene: Scene, step: float, hidden: Iterable[str] = ()) -> np.ndarray:
     """The corners of every actor drawn at `step` (the boxes of their meshes, placed by the
     step's poses), less the `hidden` ones: what the frame has to hold."""
@@ -198,7 +216,10 @@ def step_points(scene: Scene, step: float, hidden: Iterable[str] = ()) -> np.nda
         corners = _box_corners(bounds)
         if pose is not None:
             m = np.asarray(pose.matrix, float)
-            corners = corners @ m[:3, :3].T + m[:3, 3]
+            if keeps_boxes(m):
+                corners = corners @ m[:3, :3].T + m[:3, 3]
+            else:
+                corners = placed_corners(spec.mesh.points, m)
         out.append(corners)
     return np.concatenate(out) if out else np.zeros((0, 3))
 

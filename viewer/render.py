@@ -64,6 +64,12 @@ def _translucent_surface(spec: ActorSpec) -> bool:
     return not (isinstance(spec.mesh, pv.PolyData) and spec.mesh.n_faces == 0)
 
 
+def _carries_normals(mesh: pv.DataSet) -> bool:
+    """A mesh that brings its own point normals (balls, `scenes._surface.drawn`) is shaded
+    smoothly with them; every other piece keeps flat faces, so cube edges stay crisp."""
+    return isinstance(mesh, pv.PolyData) and mesh.point_data.active_normals is not None
+
+
 def _rgb(color: str) -> np.ndarray:
     return np.array(hex_rgb(color), float) / 255.0
 
@@ -133,7 +139,10 @@ class SceneRenderer:
                 specular=0.15,
                 specular_power=20,
             )
-        return self.plotter.add_mesh(spec.mesh, **kwargs)
+        actor = self.plotter.add_mesh(spec.mesh, **kwargs)
+        if not lines_only and _carries_normals(spec.mesh):
+            actor.prop.interpolation = "gouraud"  # a round cell: its own normals, smooth
+        return actor
 
     # -- stepping --------------------------------------------------------------------------
     def apply(self, step: float) -> None:
@@ -211,6 +220,13 @@ class SceneRenderer:
             b = actor.GetBounds()
             if b[0] > b[1]:
                 continue
+            matrix = np.asarray(actor.user_matrix, float)
+            if not framing.keeps_boxes(matrix):  # VTK's bounds: the moved box, too wide
+                mesh = actor.GetMapper().GetInput()
+                points = pv.wrap(mesh).points if mesh is not None else None
+                if points is not None and len(points):
+                    corners.extend(map(tuple, framing.placed_corners(points, matrix)))
+                    continue
             corners.extend((x, y, z) for x in b[0:2] for y in b[2:4] for z in b[4:6])
         return np.array(corners, float).reshape(-1, 3)
 

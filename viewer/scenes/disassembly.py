@@ -18,12 +18,16 @@ the same few cells). `spread` makes a picture of it in which nothing overlaps:
   where it goes in and slides in, and a sub-assembly is built where it will later fly in
   from.
 - A part that was taken out and still comes apart further is taken further along its way
-  out, by the fewest whole cells that keep one empty cell between it and the rest of its part
-  in every frame where both are shown. Since each part is spread the same way inside, no two
-  pieces shown overlap in any frame, nor between frames: a sliding group moves along one
-  axis, and both parts stay on their own side of the gap along the axis of the removal.
+  out, by the fewest whole steps that keep one step's room between it and the rest of its
+  part in every frame where both are shown (on cubes: one empty cell). Since each part is
+  spread the same way inside, no two pieces shown overlap in any frame, nor between frames: a
+  sliding group moves along one direction, and both parts stay on their own side of the gap
+  along the direction of the removal.
 
 Every move but a removal is the disassembler's own, cell for cell; a removal only gets longer.
+Offsets are in cell units, steps along the grid's `directions`; how far a piece reaches along
+a direction is measured on its drawn solids (`_surface.reach`), so any grid spreads the same
+way (`polycube.py` turns offsets into space with `models.grids.surface.space_vector`).
 """
 
 from __future__ import annotations
@@ -34,16 +38,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tessera.models.grids import CUBES, Grid
+from tessera.models.grids.surface import space_vector
 from tessera.solvers.polycube.disassemble import Disassembly, Separation
-from tessera.solvers.polycube.movement import DIRECTION_NAMES, DIRECTIONS, Move
+from tessera.solvers.polycube.movement import Move
+from tessera.viewer.scenes._surface import extent, hull_points, reach
 from tessera.viewer.scenes.base import ease
 
-GAP = 1  # empty cells left between two parts once one is out
+GAP = 1  # steps of room left between two parts once one is out (cubes: empty cells)
 
 
-def _axis_sign(move: Move) -> tuple[int, int]:
-    axis = int(np.flatnonzero(move.by)[0])
-    return axis, (1 if move.by[axis] > 0 else -1)
+def step_of(vector: Sequence[int], grid: Grid = CUBES) -> tuple[tuple[int, int, int], int]:
+    """A move's vector as (the grid's direction it runs along, how many steps): (0, 0, -3)
+    on cubes is three steps along (0, 0, -1). A vector along no direction is one step."""
+    by = np.asarray(vector, np.int64)
+    best: tuple[tuple[int, int, int], int] | None = None
+    for d in grid.directions:
+        dv = np.asarray(d, np.int64)
+        k = int(by @ dv) // int(dv @ dv)
+        if k >= 1 and np.array_equal(k * dv, by) and (best is None or k > best[1]):
+            best = (tuple(int(v) for v in d), k)  # type: ignore[assignment]
+    return best if best is not None else (tuple(int(v) for v in by), 1)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -84,7 +99,7 @@ def _seen(shown: np.ndarray) -> np.ndarray:
     return seen
 
 
-def spread(cells: Sequence[np.ndarray], result: Disassembly) -> Spread:
+def spread(cells: Sequence[np.ndarray], result: Disassembly, grid: Grid = CUBES) -> Spread:
     """The frames of `result` as Solution mode draws them (see the module docstring)."""
     n = len(cells)
     at = np.array(result.frames(n), np.int64)
@@ -92,17 +107,19 @@ def spread(cells: Sequence[np.ndarray], result: Disassembly) -> Spread:
     if result.tree is None:
         return Spread(at, shown)
     seen = _seen(shown)
-    lo = np.array([np.asarray(c).min(axis=0) for c in cells], np.int64)
-    hi = np.array([np.asarray(c).max(axis=0) for c in cells], np.int64)
-    big = np.iinfo(np.int64).max // 4
+    hulls = [hull_points(grid, c) for c in cells]
+    big = np.inf
 
-    def low_high(frames: slice, pieces: list[int], axis: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per frame, the lowest and highest cell along `axis` of the pieces seen (±big when
-        none is)."""
+    def low_high(
+        frames: slice, pieces: list[int], way: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per frame, how far the pieces seen reach along the unit vector `way` (lowest,
+        highest; ±inf when none is)."""
         mask = seen[frames][:, pieces]
-        block = at[frames][:, pieces, axis]
-        low = np.where(mask, block + lo[pieces, axis], big).min(axis=1)
-        high = np.where(mask, block + hi[pieces, axis], -big).max(axis=1)
+        moved = space_vector(grid, at[frames][:, pieces]) @ way
+        ends = np.array([reach(hulls[p], way) for p in pieces]).reshape(-1, 2)
+        low = np.where(mask, moved + ends[:, 0], big).min(axis=1)
+        high = np.where(mask, moved + ends[:, 1], -big).max(axis=1)
         return low, high
 
     def walk(node: Separation | None, start: int) -> int:
@@ -114,28 +131,32 @@ def spread(cells: Sequence[np.ndarray], result: Disassembly) -> Spread:
         middle = walk(node.left, removal + 1)
         end = walk(node.removed, middle)
         left, out = list(node.left_pieces), list(node.removed_pieces)
-        axis, sign = _axis_sign(node.moves[-1])
+        direction, _ = step_of(node.moves[-1].by, grid)
+        step = space_vector(grid, direction)
+        length = float(np.linalg.norm(step))
+        way = step / length
         frames = slice(removal + 1, end + 1)
-        left_lo, left_hi = low_high(frames, left, axis)
-        out_lo, out_hi = low_high(frames, out, axis)
-        both = (left_lo < big) & (out_lo < big)
+        _, left_hi = low_high(frames, left, way)
+        out_lo, _ = low_high(frames, out, way)
+        both = (left_hi > -big) & (out_lo < big)
         shift = GAP
-        if both.any():
-            if sign > 0:
-                need = left_hi[both] + GAP + 1 - out_lo[both]
-            else:
-                need = out_hi[both] - left_lo[both] + GAP + 1
-            shift = max(shift, int(need.max()))
-        at[removal + 1 :, out, axis] += sign * shift
+        if both.any():  # steps until the part starts GAP steps beyond the rest
+            need = (left_hi[both] + GAP * length - out_lo[both]) / length
+            shift = max(shift, int(np.ceil(need.max() - 1e-9)))
+        at[removal + 1 :, out] += shift * np.asarray(direction, np.int64)
         return end
 
     walk(result.tree, 0)
     return Spread(at, shown)
 
 
-def direction_name(vector: Sequence[int]) -> str:
-    unit = tuple(int(np.sign(v)) for v in vector)
-    return DIRECTION_NAMES[DIRECTIONS.index(unit)]
+def direction_name(vector: Sequence[int], grid: Grid = CUBES) -> str:
+    """The grid's name for the direction a move runs along ("-z"), or the direction itself
+    where the grid names none."""
+    direction, _ = step_of(vector, grid)
+    if grid.direction_names and direction in grid.directions:
+        return grid.direction_names[grid.directions.index(direction)]
+    return "(" + ", ".join(str(v) for v in direction) + ")"
 
 
 @dataclass(frozen=True)
@@ -148,10 +169,13 @@ class AssemblyReplay:
 
     result: Disassembly
     frames: Spread
+    grid: Grid = CUBES
 
     @classmethod
-    def of(cls, cells: Sequence[np.ndarray], result: Disassembly) -> AssemblyReplay:
-        return cls(result, spread(cells, result))
+    def of(
+        cls, cells: Sequence[np.ndarray], result: Disassembly, grid: Grid = CUBES
+    ) -> AssemblyReplay:
+        return cls(result, spread(cells, result, grid), grid)
 
     @property
     def n_steps(self) -> int:
@@ -189,19 +213,22 @@ class AssemblyReplay:
         i, move = shown
         who = ", ".join(names[p] for p in move.pieces)
         many = len(move.pieces) > 1
-        way = direction_name([-v for v in move.by])
+        way = direction_name([-v for v in move.by], self.grid)
         if move.removes:
             verb = "come in" if many else "comes in"
             return f"move {i} {head} · {who} {verb} along {way}"
-        distance = int(max(abs(v) for v in move.by))
+        _, distance = step_of(move.by, self.grid)
         verb = "slide" if many else "slides"
         return f"move {i} {head} · {who} {verb} {way} by {distance}"
 
-    def bounds(self, cells: Sequence[np.ndarray], margin: float = 0.5) -> tuple[float, ...]:
-        """The box every piece shown stays inside, in every frame: the camera's view."""
-        lo = np.array([np.asarray(c).min(axis=0) for c in cells], float)
-        hi = np.array([np.asarray(c).max(axis=0) for c in cells], float)
-        offsets, seen = self.frames.offsets, _seen(self.frames.shown)
+    def bounds(self, cells: Sequence[np.ndarray], margin: float = 0.0) -> tuple[float, ...]:
+        """The box every piece shown stays inside, in every frame, in view space (the
+        pieces' drawn solids, `margin` more on each side): the camera's view."""
+        boxes = [extent(self.grid, c) for c in cells]
+        lo = np.array([b[0] for b in boxes], float)
+        hi = np.array([b[1] for b in boxes], float)
+        offsets = space_vector(self.grid, self.frames.offsets)
+        seen = _seen(self.frames.shown)
         low = np.where(seen[..., None], offsets + lo[None], np.inf).min(axis=(0, 1)) - margin
         high = np.where(seen[..., None], offsets + hi[None], -np.inf).max(axis=(0, 1)) + margin
         return (low[0], high[0], low[1], high[1], low[2], high[2])

@@ -1,7 +1,9 @@
 """Polycube and Soma scenes: one merged surface per piece, placed by an affine transform.
 
-Each piece instance gets one actor whose mesh is the piece's own normalised shape; where it sits
-in a step is a rotation of the cube group plus an offset (its `user_matrix`). Solution mode
+Each piece instance gets one actor whose mesh is the piece's own normalised shape, its cells
+drawn as their grid's solids (`_surface.drawn`: cubes, prisms, balls, tetrahedra); where it sits
+in a step is a turn of the grid plus an offset (its `user_matrix`), and offsets in cell units
+(a flight, a disassembly's slides) become space through the grid (`space_vector`). Solution mode
 follows the assembly plan: piece k flies in along the direction it slides into place. An
 interlocking assembly, which no such plan builds (a burr, pieces locked in a box), plays its
 real disassembly backwards instead (`viewer.scenes.disassembly`): move by move, groups sliding
@@ -13,29 +15,29 @@ Search mode replays the exact-cover trace: the stack of placements standing afte
 from __future__ import annotations
 
 import math
-from functools import cache
 
 import numpy as np
+import pyvista as pv
 
-from tessera.models import geometry
 from tessera.models.errors import PuzzleError
+from tessera.models.grids import CUBES, Grid
+from tessera.models.grids.base import as_cells
+from tessera.models.grids.surface import is_round, space_vector
 from tessera.models.polycube import Piece, PolycubePuzzle
 from tessera.solvers.polycube.disassemble import Disassembly
 from tessera.solvers.polycube.interlocking import disassembly_of, piece_groups
-from tessera.solvers.polycube.packing import PolycubeSolution
+from tessera.solvers.polycube.packing import PolycubeSolution, equal_types
 from tessera.solvers.polycube.plan import assembly_plan
 from tessera.solvers.trace import EventKind
-from tessera.viewer.scenes._surface import cell_quads, owned_quads
+from tessera.viewer.scenes._surface import Drawn, drawn, extent, view_centres
 from tessera.viewer.scenes.base import (
     ActorSpec,
     Pose,
     Scene,
     TraceReplay,
     affine,
-    bounds_of,
     ease,
     hex_rgb,
-    quads_mesh,
 )
 from tessera.viewer.scenes.disassembly import AssemblyReplay, shells
 
@@ -46,10 +48,18 @@ FLY_CELLS = 1.0  # how far beyond the target a piece starts its flight
 SHELL_OPACITY = 0.3  # a box, cage or frame: the pieces inside show through
 
 
-def piece_mesh(cells: np.ndarray):
-    """The piece's outer faces as quads, so drawn edges follow the cell grid."""
-    vertices, quads = cell_quads(cells)
-    return quads_mesh(vertices, quads)
+def _mesh(surface: Drawn) -> pv.PolyData:
+    mesh = pv.PolyData(np.asarray(surface.points, float), surface.faces)
+    if surface.normals is not None:  # a round cell: shaded smooth (render.py)
+        mesh.point_data["Normals"] = surface.normals
+        mesh.point_data.active_normals_name = "Normals"
+    return mesh
+
+
+def piece_mesh(cells: np.ndarray, grid: Grid = CUBES) -> pv.PolyData:
+    """The piece's cells as their grid's solids (`_surface.drawn`): polyhedra keep their
+    quads and triangles, so drawn edges follow the cells; balls are smooth."""
+    return _mesh(drawn(grid, cells))
 
 
 #: Custom voxel colours a file names no display colour for.
@@ -60,8 +70,8 @@ def voxel_coloured_mesh(piece: Piece, base: str, palette: tuple[str, ...]):
     """A piece whose cells have custom colours (BurrTools' colour constraints), painted as
     BurrTools' colour view paints them: each face in its cell's custom colour, cells of the
     default colour in the piece's own."""
-    vertices, quads, owner = owned_quads(piece.cells)
-    mesh = quads_mesh(vertices, quads)
+    surface = drawn(piece.grid, piece.cells)
+    mesh, owner = _mesh(surface), surface.owner
     colours = np.asarray(piece.voxel_colours, np.int64)
     table = [hex_rgb(base)] + [
         hex_rgb(palette[k] if k < len(palette) else VOXEL_FALLBACK[k % len(VOXEL_FALLBACK)])
@@ -71,31 +81,77 @@ def voxel_coloured_mesh(piece: Piece, base: str, palette: tuple[str, ...]):
     return mesh
 
 
-@cache
-def _symmetries() -> tuple[np.ndarray, ...]:
-    return geometry.symmetries()
+def placement_matrix(piece_cells: np.ndarray, placed: np.ndarray, grid: Grid = CUBES) -> np.ndarray:
+    """The 4×4 affine that maps a piece's own mesh onto its mesh at `placed` (turn + shift).
+
+    The grid says which of its transforms (rotations first, then mirror images) and which
+    lattice translation take the piece's cells onto `placed`; the matrix is then read off
+    space, as the one map taking the cells' centres to their images' centres. So that it is
+    fixed even for a piece whose centres lie on a line or in a plane, a few probe cells are
+    turned with the piece (the first cell moved by each of the grid's directions: they span
+    space). Where the probes leave the lattice (the sphere grid's turns within a plane) the
+    piece's own centres fix it well enough: balls look the same turned about any axis."""
+    own, target = as_cells(piece_cells), as_cells(placed)
+    both = np.vstack([own, own[:1] + np.array(grid.directions, np.int64)])
+    images, ok = grid.transform_all(both, mirrors=True)
+    own_images, own_ok = images[:, : len(own)], ok
+    if not ok.all():  # the probes left the lattice: is the piece itself still on it?
+        own_images, own_ok = grid.transform_all(own, mirrors=True)
+    shift = target.min(axis=0) - own_images.min(axis=1)
+    fits = own_ok & _same_shapes(own_images + shift[:, None, :], target)
+    fits &= grid.is_translation(shift)
+    if not fits.any():
+        raise ValueError("the placed cells are not an image of the piece")
+    g = int(np.argmax(fits))
+    if ok[g]:
+        return _fit(view_centres(grid, both), view_centres(grid, images[g] + shift[g]))
+    return _fit(view_centres(grid, own), view_centres(grid, own_images[g] + shift[g]))
 
 
-def placement_matrix(piece_cells: np.ndarray, placed: np.ndarray) -> np.ndarray:
-    """The 4×4 affine that maps a piece's own cells onto `placed` (rotation + offset)."""
-    target = {tuple(c) for c in placed.tolist()}
-    lo = placed.min(axis=0)
-    for rotation in _symmetries():
-        turned = piece_cells @ rotation.T
-        offset = lo - turned.min(axis=0)
-        if {tuple(c) for c in (turned + offset).tolist()} == target:
-            return affine(rotation, offset)
-    raise ValueError("the placed cells are not an image of the piece")
+def _same_shapes(images: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Per image (g, n, 3): does it hold exactly the target's cells? (One sorted code per
+    cell, relative to the target's lowest corner; cells outside its box cannot match.)"""
+    lo, hi = target.min(axis=0), target.max(axis=0)
+    size = hi - lo + 1
+
+    def codes(cells: np.ndarray) -> np.ndarray:
+        rel = cells - lo
+        return np.sort((rel[..., 0] * size[1] + rel[..., 1]) * size[2] + rel[..., 2], axis=-1)
+
+    inside = ((images >= lo) & (images <= hi)).all(axis=(1, 2))
+    return inside & (codes(images) == codes(target)).all(axis=1)
+
+
+def _fit(source: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """The rigid map taking each source point to its target: exact (least squares) when the
+    points span space, else the proper rotation that fits best (Kabsch). Entries within 1e-9
+    of a whole number are made whole (the cube grid's matrices are all whole)."""
+    homogeneous = np.column_stack([source, np.ones(len(source))])
+    solved, _, rank, _ = np.linalg.lstsq(homogeneous, target, rcond=1e-9)
+    if rank == 4:
+        rotation, offset = solved[:3].T, solved[3]
+    else:
+        a, b = source.mean(axis=0), target.mean(axis=0)
+        u, _, vt = np.linalg.svd((source - a).T @ (target - b))
+        flip = np.sign(np.linalg.det(vt.T @ u.T)) or 1.0
+        rotation = vt.T @ np.diag([1.0, 1.0, flip]) @ u.T
+        offset = b - rotation @ a
+    m = affine(rotation, offset)
+    whole = np.round(m)
+    return np.where(np.abs(m - whole) < 1e-9, whole, m)
 
 
 def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
     """One actor per piece instance (copies share their mesh)."""
     specs = []
     palette = puzzle.colour_rules.palette if puzzle.colour_rules else ()
+    edges = not is_round(puzzle.grid)  # a ball's triangles are no cell edges
     for t, piece in enumerate(puzzle.pieces):
         coloured = piece.coloured
         mesh = (
-            voxel_coloured_mesh(piece, colors[t], palette) if coloured else piece_mesh(piece.cells)
+            voxel_coloured_mesh(piece, colors[t], palette)
+            if coloured
+            else piece_mesh(piece.cells, piece.grid)
         )
         for j in range(piece.copies):
             suffix = f"#{j + 1}" if piece.copies > 1 else ""
@@ -105,7 +161,7 @@ def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
                     mesh=mesh,
                     color=colors[t],
                     rgb=coloured,
-                    show_edges=True,
+                    show_edges=edges,
                     role="piece",
                     pickable=True,
                     name=piece.name + suffix,
@@ -115,17 +171,23 @@ def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
 
 
 def _outline(puzzle: PolycubePuzzle) -> ActorSpec:
-    vertices, quads = cell_quads(puzzle.target.cells)
-    mesh = quads_mesh(vertices, quads).extract_feature_edges(
-        boundary_edges=False, feature_edges=True, manifold_edges=False, non_manifold_edges=False
-    )
+    """The target's edges, faint (for balls, which have none: a dot at each centre)."""
+    grid, cells = puzzle.grid, puzzle.target.cells
+    if is_round(grid):
+        mesh = pv.PolyData(view_centres(grid, cells))
+    else:
+        mesh = piece_mesh(cells, grid).extract_feature_edges(
+            boundary_edges=False, feature_edges=True, manifold_edges=False,
+            non_manifold_edges=False,
+        )  # fmt: skip
     return ActorSpec(
         "target-outline", mesh, color="#5a6472", opacity=0.35, role="guide", line_width=1.0
     )
 
 
 def _camera_bounds(puzzle: PolycubePuzzle) -> tuple[float, ...]:
-    return bounds_of(puzzle.target.cells.astype(float), margin=0.5)
+    lo, hi = extent(puzzle.grid, puzzle.target.cells)
+    return (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
 
 
 def check(puzzle: PolycubePuzzle) -> None:
@@ -176,7 +238,7 @@ def _placed(puzzle, solution, keys_of_type) -> tuple[dict[int, str], dict[int, n
         j = seen_of_type.get(placed.piece, 0)
         seen_of_type[placed.piece] = j + 1
         key_of[k] = keys_of_type[placed.piece][j]
-        final[k] = placement_matrix(puzzle.pieces[placed.piece].cells, placed.cells)
+        final[k] = placement_matrix(puzzle.pieces[placed.piece].cells, placed.cells, puzzle.grid)
     return key_of, final
 
 
@@ -194,12 +256,15 @@ def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
     _see_through(puzzle, solution, actors, key_of)
     result = disassembly_of(puzzle, solution)  # None: the straight plan builds it
     if result is not None and result.complete:
-        return _disassembly_scene(solution, result, actors, key_of, final)
+        return _disassembly_scene(solution, result, actors, key_of, final, puzzle.grid)
     plan = assembly_plan(puzzle, solution)
     order = [(s.piece_index, np.array(s.vector, float)) for s in plan.steps]
     # Pieces no straight move can bring in, in an assembly that does not come apart either,
     # drop in from above, marked stuck.
     order += [(k, np.array((0.0, 0.0, -1.0))) for k in plan.stuck]
+    # the plan's steps are lattice directions: each piece flies along the way they point
+    ways = [space_vector(puzzle.grid, v) for _, v in order]
+    order = [(k, way / np.linalg.norm(way)) for (k, _), way in zip(order, ways, strict=True)]
     lo = np.array(bounds[0::2])
     hi = np.array(bounds[1::2])
     span = hi - lo
@@ -242,18 +307,21 @@ def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
     return Scene(actors, n, pose, bounds, describe=describe)
 
 
-def _disassembly_scene(solution, result: Disassembly, actors, key_of, final) -> Scene:
+def _disassembly_scene(
+    solution, result: Disassembly, actors, key_of, final, grid: Grid = CUBES
+) -> Scene:
     """An interlocking assembly: its disassembly backwards (`disassembly.AssemblyReplay`),
     from the base alone at step 0 to the assembly at the last step; the pieces of the move
     under way are highlighted, the others dimmed."""
     cells = [p.cells for p in solution.pieces]
-    replay = AssemblyReplay.of(cells, result)
+    replay = AssemblyReplay.of(cells, result, grid)
     n = replay.n_steps
     names_by_key = {a.key: a.name for a in actors}
     names = [names_by_key[key_of[k]] for k in range(len(cells))]
 
     def pose(step: float) -> dict[str, Pose]:
         offsets, visible = replay.at(step)
+        offsets = space_vector(grid, offsets)  # cell units -> space
         current = replay.move_at(step)
         moving = set(current[1].pieces) if current is not None else set()
         out = _hidden(actors)
@@ -277,13 +345,19 @@ def _disassembly_scene(solution, result: Disassembly, actors, key_of, final) -> 
 def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
     problem = trace.decoder
     replay = TraceReplay(trace.events, trace.describe)
-    matrices: dict[int, np.ndarray] = {}
+    matrices: dict[tuple[int, int], np.ndarray] = {}
+    # Pieces of one shape under different names are one type to the search (`equal_types`):
+    # its placements go to the actors of all of them, in order.
+    same = equal_types(puzzle)
+    keys_of_shape = {r: [(t, k) for t in range(len(same)) if same[t] == r for k in keys_of_type[t]]
+                     for r in set(same)}  # fmt: skip
 
-    def matrix_of(row: int) -> np.ndarray:
-        if row not in matrices:
-            p = problem.placements[row]
-            matrices[row] = placement_matrix(puzzle.pieces[p.piece].cells, problem.row_cells[row])
-        return matrices[row]
+    def matrix_of(row: int, t: int) -> np.ndarray:
+        if (row, t) not in matrices:
+            matrices[row, t] = placement_matrix(
+                puzzle.pieces[t].cells, problem.row_cells[row], puzzle.grid
+            )
+        return matrices[row, t]
 
     def pose(step: float) -> dict[str, Pose]:
         stack = replay.stack(step)
@@ -292,15 +366,16 @@ def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
         out = _hidden(actors)
         used: dict[int, int] = {}
         for i, row in enumerate(stack):
-            t = problem.placements[row].piece
-            j = used.get(t, 0)
-            used[t] = j + 1
+            shape = same[problem.placements[row].piece]
+            j = used.get(shape, 0)
+            used[shape] = j + 1
+            t, key = keys_of_shape[shape][j]
             active = last is not None and last.kind is EventKind.PLACE and i == len(stack) - 1
             if removing is not None and i >= removing[0]:
                 fade = 1.0 - ease(removing[1])
-                out[keys_of_type[t][j]] = Pose(matrix_of(row), fade > 0.02, "active", fade)
+                out[key] = Pose(matrix_of(row, t), fade > 0.02, "active", fade)
                 continue
-            out[keys_of_type[t][j]] = Pose(matrix_of(row), True, "active" if active else "dim")
+            out[key] = Pose(matrix_of(row, t), True, "active" if active else "dim")
         if last is not None and last.kind is EventKind.SOLUTION:
             out = {k: Pose(p.matrix, p.visible, "normal") for k, p in out.items()}
         return out
