@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from tessera.models.play import PlayModel
+from tessera.models.play import PlayModel, axis_turn
 from tessera.viewer._qt.background import Worker
 from tessera.viewer._qt.inspect_view import Inspector, InspectState
 from tessera.viewer._qt.mouse import MouseHands, screen_axes
@@ -116,6 +116,18 @@ def action_meanings(terms: dict[str, tuple[int, int]]) -> dict[str, tuple[str, i
     return out
 
 
+def turn_words(grid, axis: int) -> str:
+    """How far the grid's smallest turn about an axis goes, in words ("a quarter turn", "a
+    sixth of a turn", "no turn" when the grid has none)."""
+    g = axis_turn(grid, axis, 1)
+    if g is None:
+        return "no turn"
+    angle = float(np.arccos(np.clip((np.trace(grid.matrices[g]) - 1) / 2, -1.0, 1.0)))
+    parts = round(2 * np.pi / angle)
+    names = {2: "a half turn", 3: "a third of a turn", 4: "a quarter turn", 6: "a sixth of a turn"}
+    return names.get(parts, f"a 1/{parts} turn")
+
+
 class HandsOn(QObject):
     """Picking, the hands-on operations, the Play table and the inspector, following the
     viewer state: `events.mode` shows or hides the table, `events.puzzle` drops what belonged
@@ -180,10 +192,14 @@ class HandsOn(QObject):
 
     def action_labels(self) -> dict[str, tuple[str, str, str]]:
         """Each move and turn action's (button text, menu text, tip) from the camera now; the
-        tip names the world axis it means, as the gizmo shows it."""
+        tip names the world axis it means, as the gizmo shows it, and how far the grid turns
+        about it (a quarter on cubes, a sixth about z on prisms)."""
         out = {}
+        model = self.model if self.playing else None
         for name, (op, axis, amount) in self.action_meanings().items():
             button, text, tip = VIEW_LABELS[name]
+            if op == "rotate" and model is not None:
+                tip = tip.replace("a quarter turn", turn_words(model.grid, axis))
             sign = "+" if amount > 0 else "−"
             what = f"along {sign}{'xyz'[axis]}" if op == "move" else f"about {sign}{'xyz'[axis]}"
             out[name] = (button, text, f"{tip}; {what} now")
@@ -329,8 +345,8 @@ class HandsOn(QObject):
 
     # -- play operations ----------------------------------------------------------------------
     def turn(self, direction: str, turns: int) -> None:
-        """A quarter turn (or `turns`) of the selected piece about the world axis nearest the
-        screen `direction` ("right", "up" or "toward") now."""
+        """The grid's smallest turn (`turns` of them; a quarter on cubes) of the selected piece
+        about the world axis nearest the screen `direction` ("right", "up" or "toward") now."""
         if self.selected_piece is not None:
             axis, sign = world_terms(self._camera)[direction]
             self.model.rotate(self.selected_piece, axis, sign * turns)
@@ -458,7 +474,10 @@ class HandsOn(QObject):
         if piece is None:
             return f"{name} goes next"
         cells = self.model.puzzle.target.cells[list(answer.next.cells)]
-        ops = self.model.path_to(piece, self.model.pose_for(piece, cells))
+        try:
+            ops = self.model.path_to(piece, self.model.pose_for(piece, cells))
+        except ValueError:  # the grid's axis turns and steps do not say it (a sphere's sixth)
+            return f"{name} goes next (Place hint puts it there)"
         words = spoken_path(ops, self.action_meanings(), name)
         how = ", then ".join(words) if words else "put it in place"
         return f"{name} goes next: {how} (Place hint does it)"

@@ -7,19 +7,26 @@ that are about pieces; the rest go on to VTK's camera (orbit, pan, zoom) untouch
   mode; on empty space it clears the selection. Picking on the *press* (pyvista's picking)
   made every orbit that started on a piece select it.
 * **left drag on a piece**, Play mode: the piece goes with the hand on the grid plane that
-  faces the camera most (the table, from Play's camera), in whole cells; with Shift it moves
-  along the one axis nearest the drag on screen. It never passes through another piece: it is
+  faces the camera most (the table, from Play's camera), by the grid's lattice translations
+  (whole cubes; whole triangles that keep pointing the way they point; ball to ball): the
+  nearest one to where the hand is. With Shift it moves along the one grid direction nearest
+  the drag on screen. It never passes through another piece: it is
   lifted over them and comes down where it touches (`viewer.drag`, on
   `solvers.movement`). Let go, it falls, and snaps into the target if a fitting pose is within
   a cell. The whole drag is one undoable move. A piece of an interlocking puzzle (a burr, a
   box) is never lifted and never falls: it follows the hand cell by cell along free paths
   only, and snaps only where a free path leads (`viewer.drag`'s docstring).
 * **left drag on empty space**: the camera orbits (VTK), as before.
-* **wheel with a modifier** over a piece (or anywhere, for the selected piece), Play mode: a
-  quarter turn. Ctrl: about the axis nearest the view direction (the piece turns on screen
-  like a dial); Shift: about the axis nearest the screen's horizontal (it tips towards you);
-  Alt: about the axis nearest the screen's vertical. Wheel up turns counter-clockwise as seen
-  from the camera. A plain wheel still zooms.
+* **wheel with a modifier** over a piece (or anywhere, for the selected piece), Play mode: the
+  grid's smallest turn about an axis (a quarter turn on cubes; a sixth about z and a half
+  about x or y on prisms). Ctrl: about the axis nearest the view direction (the piece turns
+  on screen like a dial); Shift: about the axis nearest the screen's horizontal (it tips
+  towards you); Alt: about the axis nearest the screen's vertical. Ctrl+Shift: about whichever
+  of the grid's own turning axes is nearest the view (`models.play.turn_axes`: the sphere
+  grid's sixth turns about its body diagonals, which give a flat piece lying in a hexagonal
+  layer its other orientations). Wheel up turns counter-clockwise as seen from the camera. A
+  turn that takes the piece off the lattice is refused, and the status line says so. A plain
+  wheel still zooms.
 
 Everything changes the models (the inspect state's selection, the Play table) and nothing else:
 the views follow their events.
@@ -34,7 +41,7 @@ import numpy as np
 import vtk
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, Signal
 
-from tessera.models.play import Pose
+from tessera.models.play import Pose, inverse, nearest_translation, space_of, turn_axes
 from tessera.viewer import drag
 from tessera.viewer._qt.play_view import key_of
 
@@ -220,6 +227,8 @@ class MouseHands(QObject):
         alt = bool(mods & Qt.KeyboardModifier.AltModifier)
         if not (ctrl or shift or alt) or not self.handson.playing:
             return False
+        if self.handson.model is None:
+            return False
         delta = event.angleDelta()
         amount = delta.y() or delta.x()  # Alt/Shift+wheel may arrive as a horizontal wheel
         if amount == 0:
@@ -230,6 +239,9 @@ class MouseHands(QObject):
         if piece is None:
             self.handson.say("point at a piece (or select one) to turn it")
             return True
+        if ctrl and shift:
+            self.turn_about_view(piece, 1 if amount > 0 else -1)
+            return True
         view, horizontal, vertical = self.view_axes()
         axis, sign = horizontal if shift else vertical if alt else view
         turns = sign * (1 if amount > 0 else -1)
@@ -238,13 +250,35 @@ class MouseHands(QObject):
 
     # -- operations -------------------------------------------------------------------------
     def turn(self, piece: int, axis: int, turns: int) -> None:
-        """A quarter turn by the mouse: lifted clear if it would hit something, then let fall;
-        one undoable step."""
+        """The grid's smallest turn about an axis, by the mouse: lifted clear if it would hit
+        something, then let fall; one undoable step (refused, with the reason on the status
+        line, when the grid has no such turn or it takes the piece off the lattice)."""
         model = self.handson.model
         self.handson.select(key_of(piece))
         pose = drag.turn(model, piece, axis, turns)
         name = model.pieces[piece].name
         model.place(piece, pose, label=f"turn {name} about {'xyz'[axis]}")
+        self.turned.emit(piece)
+
+    def view_turn(self, sign: int) -> tuple[int, str]:
+        """The grid's turn about its turning axis nearest the view direction (`turn_axes`),
+        counter-clockwise as seen from the camera for `sign` 1: (transform, axis as text)."""
+        back = -np.array(self._renderer.GetActiveCamera().GetDirectionOfProjection(), float)
+        grid = self.handson.model.grid
+        axis, g = max(turn_axes(grid), key=lambda t: abs(float(np.dot(t[0], back))))
+        if float(np.dot(axis, back)) * sign < 0:
+            g = inverse(grid, g)
+        words = "(" + ", ".join(f"{v:.2f}" for v in axis) + ")"
+        return g, words
+
+    def turn_about_view(self, piece: int, sign: int) -> None:
+        """Ctrl+Shift+wheel: one of the grid's own turns about the axis nearest the view."""
+        model = self.handson.model
+        self.handson.select(key_of(piece))
+        g, about = self.view_turn(sign)
+        pose = drag.turn_by(model, piece, g, about)
+        name = model.pieces[piece].name
+        model.place(piece, pose, label=f"turn {name} about {about}")
         self.turned.emit(piece)
 
     def _start_drag(self, press: _Press) -> None:
@@ -260,25 +294,26 @@ class MouseHands(QObject):
         self.widget.setCursor(Qt.CursorShape.ClosedHandCursor)
 
     def _goal(self, pos: QPointF) -> np.ndarray:
-        """The whole-cell offset the hand asks for: the grab point follows the cursor on the
-        drag plane (or, with Shift, along the axis nearest the drag on screen)."""
+        """The offset the hand asks for, a lattice translation of the grid: the grab point
+        follows the cursor on the drag plane, to the nearest lattice point that keeps the
+        piece in its plane (or, with Shift, along the grid direction nearest the drag on
+        screen, whole steps)."""
         d = self.drag
+        grid = self.handson.model.grid
         near, far = self.ray(pos)
         if self._press is not None and self._press.shift:
             origin = self.screen(d.grab)
             moved = np.array([pos.x(), pos.y()]) - origin
-            best, cells = 0.0, np.zeros(3)
-            for axis in range(3):
-                unit = np.zeros(3)
-                unit[axis] = 1
-                along = self.screen(d.grab + unit) - origin
+            best, cells = 0.0, np.zeros(3, np.int64)
+            for step in grid.directions:
+                along = self.screen(d.grab + space_of(grid, step)) - origin
                 length = float(np.dot(along, along))
                 if length < 1e-6:
                     continue
                 score = abs(float(np.dot(moved, along))) / np.sqrt(length)
                 if score > best:
                     best = score
-                    cells = unit * round(float(np.dot(moved, along)) / length)
+                    cells = np.asarray(step) * round(float(np.dot(moved, along)) / length)
             return np.asarray(d.start.offset) + cells
         ray = far - near
         n = d.normal
@@ -286,9 +321,9 @@ class MouseHands(QObject):
             return np.asarray(d.held.offset)
         t = (d.grab[n] - near[n]) / ray[n]
         hit = near + t * ray
-        shift = np.rint(hit - d.grab)
-        shift[n] = 0
-        return np.asarray(d.start.offset) + shift
+        way = hit - d.grab
+        way[n] = 0
+        return np.asarray(d.start.offset) + nearest_translation(grid, way, level=n)
 
     def _carry(self, pos: QPointF) -> None:
         t0 = time.perf_counter()
@@ -296,7 +331,10 @@ class MouseHands(QObject):
         model = self.handson.model
         goal = self._goal(pos)
         lo, hi = self._limits()
-        goal = np.clip(goal, lo, hi).astype(int)
+        kept = np.clip(goal, lo, hi).astype(np.int64)
+        if not np.array_equal(kept, goal):  # back onto the lattice, at or below
+            kept = model.grid.anchor(kept)
+        goal = kept
         held = drag.carry(model, d.piece, d.start, goal, held=d.held)
         if held != d.held:
             d.held = held

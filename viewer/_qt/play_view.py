@@ -1,16 +1,19 @@
 """Play mode on screen: draws a `models.play.PlayModel` and animates its moves.
 
 The model owns every fact (poses, fit, undo); this view only listens to its psygnal events.
-Each piece is one actor with its own mesh (outer faces as quads, so edges follow the cells)
-carrying a uint8 "rgb" cell array: a fit check recolours the faces of the bad cells in place,
-with no new mesh. A move is a short glide of `user_matrix` from where the piece is drawn to its
-new pose; a quarter turn glides about the piece's anchor cell, the point the model turns it
-about, so it turns in place. While the mouse carries a piece, `preview` draws it where the hand
-holds it without touching the model; the drop is one model move.
+Each piece is one actor with its own mesh (its cells as the grid's solids: cubes, prisms,
+balls, `scenes.polycube.piece_mesh`) carrying a uint8 "rgb" cell array: a fit check recolours
+the faces of the bad cells in place, with no new mesh. A pose is drawn as one rigid map of
+that mesh (`pose_matrix`: the grid's real-space matrix of the pose's rotation, and the shift
+that puts the anchor cell's centre where the pose has it). A move is a short glide of
+`user_matrix` from where the piece is drawn to its new pose; a turn glides about the piece's
+anchor cell, the point the model turns it about, so it turns in place. While the mouse carries
+a piece, `preview` draws it where the hand holds it without touching the model; the drop is
+one model move.
 
 Pieces keep the puzzle's own colours, as in every other mode; the *flag* (cells outside the
 target or overlapping) takes a colour far from all of them instead (`flag_color`). Because a
-flagged cell is usually inside the assembly, its edges are also drawn as a bright wire cube on
+flagged cell is usually inside the assembly, its edges are also drawn as a bright wire solid on
 an overlay layer (a second VTK renderer on the same camera, whose depth buffer starts empty):
 it shows through the pieces in front. The solved table gets a banner on that layer and a camera
 that frames the finished shape.
@@ -26,24 +29,27 @@ import pyvista as pv
 import vtk
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tessera.models import geometry
+from tessera.models.grids import CUBES, Grid
+from tessera.models.grids.surface import is_round
 from tessera.models.play import PlayModel
+from tessera.models.play import Pose as PlayPose
+from tessera.viewer.scenes._surface import drawn, view_centres
 from tessera.viewer.scenes.base import (
     ActorSpec,
     Pose,
     Scene,
     affine,
     bounds_of,
-    boxes_mesh,
     ease,
     hex_rgb,
 )
+from tessera.viewer.scenes.cells import bottom, cell_edges, cell_points, tiles
 from tessera.viewer.scenes.polycube import _outline, piece_mesh
 
 #: Flag colours to choose from, most vivid first: the first far enough from every piece wins.
 FLAG_CHOICES = ("#ff00ff", "#00f0ff", "#39ff14", "#ff1a1a", "#ffffff")
 FLAG = FLAG_CHOICES[0]  # the flag of puzzles whose colours leave it free (Soma)
-FLAG_WIDTH = 5.0  # the overlay wire cubes, in pixels
+FLAG_WIDTH = 5.0  # the overlay wire solids, in pixels
 HINT_COLOR = "#ffd21f"
 SOLVED_COLOR = "#0b7a3b"
 ANIMATION_MS = 140
@@ -80,22 +86,25 @@ def flag_color(colors: list[str]) -> str:
     return max(FLAG_CHOICES, key=distance)
 
 
-def face_cells(mesh, cells: np.ndarray) -> np.ndarray:
-    """For each face of a piece mesh, the index of the cell it belongs to (the cell just
-    inside the face: cell centres are integers, faces are half a cell out)."""
-    points = np.asarray(mesh.points)
-    quads = np.asarray(mesh.faces).reshape(-1, 5)[:, 1:]
-    corners = points[quads]
-    centre = corners.mean(axis=1)
-    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
-    inside = np.rint(centre - 0.5 * normal).astype(np.int64)
-    index = {tuple(c): i for i, c in enumerate(np.asarray(cells).tolist())}
-    return np.array([index[tuple(c)] for c in inside.tolist()], np.int64)
+def face_cells(grid: Grid, cells: np.ndarray) -> np.ndarray:
+    """For each face of the piece mesh of `cells` (`piece_mesh`), the index of the cell it
+    belongs to (the grid's surface says, face by face)."""
+    return drawn(grid, cells).owner
 
 
-def pose_matrix(pose) -> np.ndarray:
-    return affine(geometry.rotations()[pose.rotation], pose.offset)
+def pose_matrix(pose: PlayPose, model: PlayModel | None = None, piece: int = 0) -> np.ndarray:
+    """The 4×4 that carries a piece's mesh (drawn at its base cells) to its cells in `pose`:
+    the grid's matrix of the rotation, and the shift that puts the anchor cell's centre where
+    the pose has it. Without a model, the cube grid's, where that shift is the offset."""
+    if model is None:
+        return affine(CUBES.matrices[pose.rotation], pose.offset)
+    grid = model.grid
+    rotation = grid.matrices[pose.rotation]
+    base = view_centres(grid, model.pieces[piece].anchor[None])[0]
+    here = view_centres(grid, model.anchor_cell(piece, pose)[None])[0]
+    out = affine(rotation, here - rotation @ base)
+    whole = np.round(out)
+    return np.where(np.abs(out - whole) < 1e-9, whole, out)
 
 
 def _quaternion(r: np.ndarray) -> np.ndarray:
@@ -146,39 +155,24 @@ def interpolate(start: np.ndarray, end: np.ndarray, pivot: np.ndarray, t: float)
     return out
 
 
-def cube_edges(cells: np.ndarray, grow: float = 0.04) -> pv.PolyData:
-    """The 12 edges of each cell's cube (a little larger than the cell, so they are not lost
-    in the piece's own edges), as one line mesh."""
-    cells = np.asarray(cells, float).reshape(-1, 3)
-    if len(cells) == 0:
-        return pv.PolyData()
-    h = 0.5 + grow
-    corners = np.array([[x, y, z] for z in (-h, h) for y in (-h, h) for x in (-h, h)])
-    edges = np.array(
-        [[0, 1], [2, 3], [4, 5], [6, 7], [0, 2], [1, 3], [4, 6], [5, 7],
-         [0, 4], [1, 5], [2, 6], [3, 7]]
-    )  # fmt: skip
-    points = (cells[:, None, :] + corners[None]).reshape(-1, 3)
-    pairs = (np.arange(len(cells))[:, None, None] * 8 + edges[None]).reshape(-1, 2)
-    lines = np.hstack([np.full((len(pairs), 1), 2), pairs]).ravel()
-    return pv.PolyData(points, lines=lines)
+def cube_edges(cells: np.ndarray, grow: float = 0.04, grid: Grid = CUBES) -> pv.PolyData:
+    """The edges of each cell's solid (a little larger than the cell, so they are not lost in
+    the piece's own edges; a ball's three great circles), as one line mesh."""
+    return cell_edges(grid, cells, grow)
 
 
-def floor_mesh(target_cells: np.ndarray, floor: int) -> pv.PolyData:
+def floor_mesh(target_cells: np.ndarray, floor: int, grid: Grid = CUBES) -> pv.PolyData:
     """The target's footprint on the table: a thin slab under its lowest layer, so the place a
-    piece goes is plain from above."""
+    piece goes is plain from above (squares, triangles or discs, as its cells are)."""
     cells = np.asarray(target_cells, np.int64)
-    bottom = cells[cells[:, 2] == cells[:, 2].min()]
-    z0, z1 = floor - 0.56, floor - 0.52
-    boxes = [(x - 0.5, x + 0.5, y - 0.5, y + 0.5, z0, z1) for x, y, _ in bottom.tolist()]
-    return boxes_mesh(boxes)
+    lowest = cells[cells[:, 2] == cells[:, 2].min()]
+    z = bottom(grid, lowest)
+    return tiles(grid, lowest, z - 0.06, z - 0.02)
 
 
-def cell_corners(cells: np.ndarray) -> np.ndarray:
-    """The 8 corners of every cell's cube: what must be in view to see the cells whole."""
-    cells = np.asarray(cells, float).reshape(-1, 3)
-    corners = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
-    return np.unique((cells[:, None, :] + corners[None]).reshape(-1, 3), axis=0)
+def cell_corners(cells: np.ndarray, grid: Grid = CUBES) -> np.ndarray:
+    """What must be in view to see the cells whole: their solids' corners (a ball's extremes)."""
+    return cell_points(grid, cells)
 
 
 def frame_points(plotter, points: np.ndarray, direction, up=(0.0, 0.0, 1.0), margin=1.06) -> None:
@@ -220,18 +214,20 @@ def build_play_scene(model: PlayModel) -> tuple[Scene, dict[str, np.ndarray]]:
 
     The scene's `pose` reads the model, so a renderer showing it draws the table as it is."""
     colors = model.puzzle.colors()  # the same colours as in Solution and Search mode
+    grid = model.grid
+    edges = not is_round(grid)  # a ball's triangles are no cell edges
     actors: list[ActorSpec] = []
     faces: dict[str, np.ndarray] = {}
     for p in model.pieces:
-        mesh = piece_mesh(p.base)  # one mesh per piece: copies are coloured separately
+        mesh = piece_mesh(p.base, grid)  # one mesh per piece: copies are coloured separately
         key = key_of(p.index)
-        faces[key] = face_cells(mesh, p.base)
+        faces[key] = face_cells(grid, p.base)
         mesh.cell_data["rgb"] = np.tile(
             np.array(hex_rgb(colors[p.piece]), np.uint8), (mesh.n_cells, 1)
         )
         actors.append(
             ActorSpec(
-                key, mesh, color=colors[p.piece], rgb=True, show_edges=True, role="piece",
+                key, mesh, color=colors[p.piece], rgb=True, show_edges=edges, role="piece",
                 pickable=True, name=p.name,
             )
         )  # fmt: skip
@@ -239,16 +235,18 @@ def build_play_scene(model: PlayModel) -> tuple[Scene, dict[str, np.ndarray]]:
     outline.opacity, outline.line_width = 0.7, 1.5  # the target is where the eye goes first
     actors.append(outline)
     actors.append(
-        ActorSpec("target-floor", floor_mesh(model.puzzle.target.cells, model.floor),
+        ActorSpec("target-floor", floor_mesh(model.puzzle.target.cells, model.floor, grid),
                   color="#8a96a8", opacity=1.0, role="guide")
     )  # fmt: skip
     everything = [model.puzzle.target.cells] + [
         model.cells_at(k, s) for k, s in enumerate(model.start)
     ]
-    bounds = bounds_of(np.vstack(everything).astype(float), margin=0.5)
+    bounds = bounds_of(cell_points(grid, np.vstack(everything)), margin=0.0)
 
     def pose(step: float) -> dict[str, Pose]:
-        return {key_of(k): Pose(pose_matrix(model.pose(k))) for k in range(len(model.pieces))}
+        return {
+            key_of(k): Pose(pose_matrix(model.pose(k), model, k)) for k in range(len(model.pieces))
+        }
 
     return Scene(actors, 0, pose, bounds, view=PLAY_VIEW), faces
 
@@ -298,7 +296,7 @@ class PlayView(QObject):
         self.inspector.forget()
         for k in range(len(self.model.pieces)):
             key = key_of(k)
-            self.drawn[key] = pose_matrix(self.model.pose(k))
+            self.drawn[key] = pose_matrix(self.model.pose(k), self.model, k)
             self.inspector.set_base(key, self.drawn[key])
         self.recolor()
         if self.model.solved:
@@ -311,11 +309,12 @@ class PlayView(QObject):
         cells = [self.model.puzzle.target.cells] + [
             self.model.cells(k) for k in range(len(self.model.pieces))
         ]
-        frame_points(self.renderer.plotter, cell_corners(np.vstack(cells)), PLAY_VIEW)
+        points = cell_corners(np.vstack(cells), self.model.grid)
+        frame_points(self.renderer.plotter, points, PLAY_VIEW)
 
     def frame_target(self) -> None:
         """The camera on the finished shape."""
-        corners = cell_corners(self.model.puzzle.target.cells)
+        corners = cell_corners(self.model.puzzle.target.cells, self.model.grid)
         frame_points(self.renderer.plotter, corners, SOLVED_VIEW, margin=1.6)
 
     def _add_overlay(self) -> None:
@@ -356,7 +355,7 @@ class PlayView(QObject):
 
     def recolor(self) -> None:
         """Faces of cells out of the target or overlapping in the flag colour, the rest in the
-        piece's colour; the flagged cells' wire cubes on the overlay."""
+        piece's colour; the flagged cells' wire solids on the overlay."""
         fit = self.model.fit()
         flag = np.array(hex_rgb(self.flag), np.uint8)
         flagged = []
@@ -376,7 +375,7 @@ class PlayView(QObject):
         cells = np.vstack(flagged) if flagged else np.zeros((0, 3))
         cells = np.unique(cells, axis=0) if len(cells) else cells
         if self.flag_actor is not None and not np.array_equal(cells, self.flagged):
-            self.flag_actor.GetMapper().SetInputData(cube_edges(cells))
+            self.flag_actor.GetMapper().SetInputData(cube_edges(cells, grid=self.model.grid))
             self.flag_actor.SetVisibility(bool(len(cells)))
         self.flagged = cells
 
@@ -448,7 +447,7 @@ class PlayView(QObject):
         """Draw the piece at `pose` while the mouse carries it (the model is not told)."""
         key = key_of(piece)
         self._anim.pop(key, None)
-        self.drawn[key] = pose_matrix(pose)
+        self.drawn[key] = pose_matrix(pose, self.model, piece)
         self._push([key])
 
     # -- animation ----------------------------------------------------------------------------
@@ -461,9 +460,9 @@ class PlayView(QObject):
         now = time.monotonic()
         keys = [key_of(k) for k in pieces]
         for k, key in zip(pieces, keys, strict=True):
-            target = pose_matrix(self.model.pose(k))
+            target = pose_matrix(self.model.pose(k), self.model, k)
             if self.duration_ms > 0 and not np.allclose(self.drawn[key], target):
-                pivot = np.asarray(self.model.pieces[k].anchor, float)
+                pivot = view_centres(self.model.grid, self.model.pieces[k].anchor[None])[0]
                 self._anim[key] = (self.drawn[key].copy(), target, pivot, now)
             else:
                 self._anim.pop(key, None)
@@ -507,7 +506,7 @@ class PlayView(QObject):
     # -- hint ghost ---------------------------------------------------------------------------
     def hint_actors(self, cells: np.ndarray) -> list[ActorSpec]:
         """A translucent piece and its bold outline where the hint says a piece goes."""
-        mesh = piece_mesh(np.asarray(cells))
+        mesh = piece_mesh(np.asarray(cells), self.model.grid)
         edges = mesh.extract_feature_edges(
             boundary_edges=True, feature_edges=True, manifold_edges=False, non_manifold_edges=False
         )
