@@ -78,6 +78,14 @@ def piece_groups(puzzle: PolycubePuzzle, problem: int = 1) -> list[int]:
     return [0] * len(puzzle.pieces)
 
 
+def grid_of(puzzle):
+    """The lattice the puzzle's cells are on (its moves are that grid's): the cube grid for a
+    puzzle-like object that names none."""
+    from tessera.models.grids import CUBES
+
+    return getattr(puzzle, "grid", CUBES)
+
+
 def analyse(
     puzzle: PolycubePuzzle,
     assemblies: Iterable[PolycubeSolution],
@@ -98,7 +106,8 @@ def analyse(
             break
         seen += 1
         cells = [p.cells for p in assembly.pieces]
-        result = disassemble(cells, [groups[p.piece] for p in assembly.pieces], node_limit)
+        groups_here = [groups[p.piece] for p in assembly.pieces]
+        result = disassemble(cells, groups_here, node_limit, grid_of(puzzle))
         gave_up += result.gave_up
         if result.complete:
             found.append(Analysed(assembly, result))
@@ -121,14 +130,9 @@ def sort_solutions(found: list[Analysed], key: str | None) -> list[Analysed]:
 
 
 def move_text(move, letters: Sequence[str]) -> str:
-    """E.g. "AB +x2", "C -z out"."""
-    from tessera.solvers.polycube.movement import DIRECTION_NAMES, DIRECTIONS
-
+    """E.g. "AB +x2", "C -z out": the direction as its grid names it, then how many steps."""
     who = "".join(letters[i] for i in move.pieces)
-    length = max(abs(v) for v in move.by)
-    unit = tuple(v // length for v in move.by)
-    name = DIRECTION_NAMES[DIRECTIONS.index(unit)]
-    return f"{who} {name}{' out' if move.removes else length}"
+    return f"{who} {move.name}{' out' if move.removes else move.distance}"
 
 
 def solution_json(puzzle: PolycubePuzzle, analysed: Analysed) -> dict:
@@ -271,6 +275,7 @@ def analyse_one(path, problem: int, node_limit: int, bar: ProgressBar, done: str
                     [p.cells for p in assembly.pieces],
                     [groups[p.piece] for p in assembly.pieces],
                     node_limit,
+                    grid_of(puzzle),
                 )
                 gave_up += result.gave_up
                 if result.complete:

@@ -86,13 +86,19 @@ class Rhombic(SignedPermutationGrid):
     name = "rhombic"
     title = "rhombic dodecahedra"
     burrtools_type = 3
-    # a whole cube along an axis, then along a face diagonal, each followed by its opposite
+    # a whole cube along an axis, a face diagonal or a body diagonal (a rhombic dodecahedron's
+    # three-fold axes: BurrTools' Twelve Piece Separation comes apart along them), each
+    # followed by its opposite
     # fmt: off
     directions = ((5, 0, 0), (-5, 0, 0), (0, 5, 0), (0, -5, 0), (0, 0, 5), (0, 0, -5),
                   (5, 5, 0), (-5, -5, 0), (5, -5, 0), (-5, 5, 0), (5, 0, 5), (-5, 0, -5),
-                  (5, 0, -5), (-5, 0, 5), (0, 5, 5), (0, -5, -5), (0, 5, -5), (0, -5, 5))
+                  (5, 0, -5), (-5, 0, 5), (0, 5, 5), (0, -5, -5), (0, 5, -5), (0, -5, 5),
+                  (5, 5, 5), (-5, -5, -5), (5, 5, -5), (-5, -5, 5), (5, -5, 5), (-5, 5, -5),
+                  (5, -5, -5), (-5, 5, 5))
     direction_names = ("+x", "-x", "+y", "-y", "+z", "-z", "+x+y", "-x-y", "+x-y", "-x+y",
-                       "+x+z", "-x-z", "+x-z", "-x+z", "+y+z", "-y-z", "+y-z", "-y+z")
+                       "+x+z", "-x-z", "+x-z", "-x+z", "+y+z", "-y-z", "+y-z", "-y+z",
+                       "+x+y+z", "-x-y-z", "+x+y-z", "-x-y+z", "+x-y+z", "-x+y-z", "+x-y-z",
+                       "-x+y+z")
     # fmt: on
 
     def valid(self, cells) -> np.ndarray:

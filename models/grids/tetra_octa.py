@@ -61,12 +61,15 @@ class TetraOcta(SignedPermutationGrid):
     name = "tetra-octa"
     title = "tetrahedra and octahedra"
     burrtools_type = 4
-    # one cube along two axes at once, each followed by its opposite
+    # one cube along two axes at once (along a tetrahedron's edge), then two cubes along one
+    # axis (BurrTools' Four Piece Tetrahedron comes apart only so), each followed by its
+    # opposite
     # fmt: off
     directions = ((3, 3, 0), (-3, -3, 0), (3, -3, 0), (-3, 3, 0), (3, 0, 3), (-3, 0, -3),
-                  (3, 0, -3), (-3, 0, 3), (0, 3, 3), (0, -3, -3), (0, 3, -3), (0, -3, 3))
+                  (3, 0, -3), (-3, 0, 3), (0, 3, 3), (0, -3, -3), (0, 3, -3), (0, -3, 3),
+                  (6, 0, 0), (-6, 0, 0), (0, 6, 0), (0, -6, 0), (0, 0, 6), (0, 0, -6))
     direction_names = ("+x+y", "-x-y", "+x-y", "-x+y", "+x+z", "-x-z", "+x-z", "-x+z",
-                       "+y+z", "-y-z", "+y-z", "-y+z")
+                       "+y+z", "-y-z", "+y-z", "-y+z", "+x", "-x", "+y", "-y", "+z", "-z")
     # fmt: on
 
     def valid(self, cells) -> np.ndarray:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tessera.models.grids import CUBES, Grid
 from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.polycube.disassemble import DEFAULT_NODE_LIMIT, Disassembly, disassemble
 from tessera.solvers.polycube.movement import FREE, MovementLimit, distance_matrix
@@ -57,18 +58,18 @@ def piece_groups(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> list[int
     return [int(puzzle.pieces[p.piece].group or 0) for p in solution.pieces]
 
 
-def plan_assembles(cells_by_piece: Sequence[np.ndarray]) -> bool:
+def plan_assembles(cells_by_piece: Sequence[np.ndarray], grid: Grid = CUBES) -> bool:
     """Whether single straight moves, one piece at a time, take the assembly apart (and so,
     backwards, build it): the test behind `solvers.polycube_plan.assembly_plan`'s `complete`,
     answered with the movement analysis's compiled distance table, several times faster
     (the solution list asks it of every one of Bedlam's 19 186 solutions).
 
-    A piece can leave when nothing lies ahead of it along some direction; taking a piece out
-    never blocks another, so taking out every free piece until none is left or none is free
-    decides it."""
+    A piece can leave when nothing lies ahead of it along some direction of the grid; taking a
+    piece out never blocks another, so taking out every free piece until none is left or none
+    is free decides it."""
     rest = [np.asarray(c) for c in cells_by_piece]
     while len(rest) > 1:
-        dist = distance_matrix(rest)
+        dist = distance_matrix(rest, grid=grid)
         n = len(rest)
         dist[:, np.arange(n), np.arange(n)] = FREE
         free = (dist >= FREE).all(axis=2).any(axis=0)
@@ -91,9 +92,9 @@ def disassembly_of(
     if isinstance(solution, UnanalysedSolution):
         return None  # past the movement analysis: shown by the plan, as assembled
     cells = [p.cells for p in solution.pieces]
-    if plan_assembles(cells):
+    if plan_assembles(cells, puzzle.grid):
         return None
-    return disassemble(cells, piece_groups(puzzle, solution), node_limit)
+    return disassemble(cells, piece_groups(puzzle, solution), node_limit, puzzle.grid)
 
 
 def analyse(

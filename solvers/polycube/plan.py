@@ -1,38 +1,40 @@
 """Assembly plans: an order in which pieces slide straight into place, one at a time.
 
-Searching disassembly is easier than assembly: a piece can leave along direction d when no
-cell of another remaining piece lies on the ray from any of its cells along d. Taking a piece
-out never blocks another, so removing greedily finds an order whenever one exists; reversed, it
-is the assembly, each piece moving opposite to the way it left.
+Searching disassembly is easier than assembly: a piece can leave along one of the grid's
+directions d when no cell of another remaining piece lies on the ray, from any of its cells,
+along d: on the cube grid the ray from the cell itself, on others the rays from each cell a step
+of it sweeps through (its blocker sets, `models.grids.sweep`). Taking a piece out never blocks
+another, so removing greedily finds an order whenever one exists; reversed, it is the assembly,
+each piece moving opposite to the way it left.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from tessera.models.grids import CUBES, Grid
+from tessera.models.grids.sweep import sweep
 from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.polycube.packing import PolycubeSolution
 
-DIRECTIONS: dict[str, tuple[int, int, int]] = {
-    "+x": (1, 0, 0),
-    "-x": (-1, 0, 0),
-    "+y": (0, 1, 0),
-    "-y": (0, -1, 0),
-    "+z": (0, 0, 1),
-    "-z": (0, 0, -1),
-}
+#: the cube grid's directions by name (other grids: `Grid.direction_names`, `Grid.directions`)
+DIRECTIONS: dict[str, tuple[int, int, int]] = dict(
+    zip(CUBES.direction_names, CUBES.directions, strict=True)
+)
 
 
 @dataclass(frozen=True)
 class PlanStep:
     piece_index: int  # index into solution.pieces
     direction: str  # the way the piece moves while sliding in, e.g. "-z" (falls from above)
+    grid: Grid = field(default=CUBES, repr=False)
 
     @property
     def vector(self) -> tuple[int, int, int]:
-        return DIRECTIONS[self.direction]
+        """The direction as the grid's lattice step (in its cells' coordinates)."""
+        return self.grid.directions[self.grid.direction_names.index(self.direction)]
 
 
 @dataclass(frozen=True)
@@ -42,25 +44,35 @@ class AssemblyPlan:
     stuck: tuple[int, ...] = ()  # pieces that could not be placed by single straight moves
 
 
-def _free_direction(cells: np.ndarray, others: set[tuple[int, int, int]], lo, hi) -> str | None:
-    for name, (dx, dy, dz) in DIRECTIONS.items():
-        d = np.array((dx, dy, dz))
+def _free_direction(
+    cells: np.ndarray, others: set[tuple[int, int, int]], lo, hi, grid: Grid
+) -> int | None:
+    """The index of the first direction along which the piece slides away for ever, or None."""
+    table = sweep(grid)
+    kinds = table.kinds(cells)
+    # a ray that leaves this box never comes back into the target's
+    far_lo, far_hi = np.asarray(lo) - table.reach, np.asarray(hi) + table.reach
+    for d, step in enumerate(table.directions):
         blocked = False
-        for cell in cells:
-            p = cell + d
-            while np.all(p >= lo) and np.all(p <= hi):
-                if tuple(p.tolist()) in others:
-                    blocked = True
+        for cell, kind in zip(cells, kinds.tolist(), strict=True):
+            for offset in table.blockers(d, kind):
+                p = cell + offset
+                while np.all(p >= far_lo) and np.all(p <= far_hi):
+                    if tuple(p.tolist()) in others:
+                        blocked = True
+                        break
+                    p = p + step
+                if blocked:
                     break
-                p = p + d
             if blocked:
                 break
         if not blocked:
-            return name
+            return d
     return None
 
 
 def assembly_plan(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> AssemblyPlan:
+    grid = puzzle.grid
     lo, hi = puzzle.target.bounds
     remaining = list(range(len(solution.pieces)))
     removal: list[PlanStep] = []
@@ -68,10 +80,10 @@ def assembly_plan(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> Assembl
         occupied = {tuple(c): k for k in remaining for c in solution.pieces[k].cells.tolist()}
         for k in remaining:
             others = {c for c, owner in occupied.items() if owner != k}
-            way_out = _free_direction(solution.pieces[k].cells, others, lo, hi)
+            way_out = _free_direction(solution.pieces[k].cells, others, lo, hi, grid)
             if way_out is not None:
-                inward = way_out.replace("+", "*").replace("-", "+").replace("*", "-")
-                removal.append(PlanStep(k, inward))
+                # directions come in opposite pairs d, d ^ 1: sliding in is the other one
+                removal.append(PlanStep(k, grid.direction_names[way_out ^ 1], grid))
                 remaining.remove(k)
                 break
         else:
