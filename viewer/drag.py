@@ -30,7 +30,7 @@ A piece of an interlocking puzzle (`PlayModel.interlocked`: a burr, a box) is he
 hands, not set on a table, and moves only along physically free paths:
 
 * `carry` takes it from where the hand holds it now towards the hand, one step at a time
-  along the frame direction with the most way left (a staircase along the drag), sliding
+  along the grid direction that brings it nearest (a staircase along the drag), sliding
   along whatever it touches and stopping where every way on is taken: never lifted over
   anything.
 * `drop` lets go where it is (nothing falls) and snaps it into a fitting pose only when one is
@@ -184,26 +184,29 @@ class Table:
         return self.slide(pose, UP, -(1 << 20))
 
     def push(self, pose: Pose, goal: Sequence[int]) -> Pose:
-        """Towards offset `goal` one step at a time, never lifted: each step along the frame
-        direction with the most way left that is free, so the piece follows the drag in a
-        staircase and slides along what it touches; it stops where every way towards the goal
-        is taken."""
-        here = self.coords(pose)
-        want = self.frame.coords(goal)
-        for _ in range(int(np.abs(want - here).sum())):
-            left = want - here
-            axes = sorted((a for a in range(3) if left[a]), key=lambda a: -abs(left[a]))
-            if not axes:
+        """Towards offset `goal` one step at a time, never lifted: each step along the grid
+        direction that brings it nearest the goal and is free (on cubes: the axis with the
+        most way left), so the piece follows the drag in a staircase and slides along what it
+        touches; it stops where every way towards the goal is taken."""
+        grid = self.grid
+        steps = np.array(grid.directions, np.int64)
+        ways = space(grid, steps)
+        here = np.asarray(pose.offset, np.int64)
+        want = np.asarray(goal, np.int64)
+        for _ in range(2 * int(np.abs(self.frame.coords(want - here)).sum())):
+            left = space(grid, want - here)
+            gain = ways @ left
+            closer = gain > (ways * ways).sum(axis=1) / 2 + 1e-9  # strictly nearer the goal
+            if not closer.any():
                 break
-            room = self.room(Pose(pose.rotation, self.frame.offset(here)))
-            for a in axes:
-                d = self.frame.dirs[a][0 if left[a] > 0 else 1]
+            room = self.room(Pose(pose.rotation, tuple(int(v) for v in here)))
+            for d in sorted(np.flatnonzero(closer), key=lambda d: -gain[d]):
                 if room[d] is None or room[d] >= 1:
-                    here[a] += 1 if left[a] > 0 else -1
+                    here = here + steps[d]
                     break
             else:
                 break  # every way towards the hand is taken
-        return Pose(pose.rotation, self.frame.offset(here))
+        return Pose(pose.rotation, tuple(int(v) for v in here))
 
     def room(self, pose: Pose) -> tuple[int | None, ...]:
         """How far the piece can slide from `pose` along each of the grid's directions (None:
