@@ -1,6 +1,7 @@
 """Tessera's own built-ins on BurrTools' other grids (issue 24): a set of twelve polyspheres
-that fills both a 5×11 board and a square pyramid, a hexagonal block of two-layer prism pieces
-and a square pyramid of rhombic dodecahedra.
+that fills both a 5×11 board and a square pyramid, a hexagonal block of two-layer prism
+pieces, a square pyramid of rhombic dodecahedra, and a tetrahedron of tetrahedra and
+octahedra.
 
 The counts are the project's own figures, not published anywhere: measured with
 `tessera solve NAME --count` when the files were written, and the same numbers of assemblies
@@ -35,10 +36,13 @@ BUILTINS = {
     "polysphere-pyramid": ("spheres", 12, 55, (8, 2, 1)),
     "prisms-hexagon-block": ("prisms", 8, 48, (12, 1, 1)),
     "rhombic-pyramid": ("rhombic", 5, 14 * 48, (64, 16, 8)),
+    "tetra-octa-tetrahedron": ("tetra-octa", 4, 11 + 4 * 8, (24, 2, 1)),
 }
 
 #: a whole rhombic dodecahedron is 48 of the rhombic grid's tetrahedra
 DODECAHEDRON = 48
+#: an octahedron is the tetra-octa grid's eight small tetrahedra around a lattice corner
+OCTAHEDRON = 8
 
 
 def _load(name: str) -> PolycubePuzzle:
@@ -106,6 +110,19 @@ def test_rhombic_pieces_are_whole_dodecahedra() -> None:
     assert mirrored == {"angle120", "angle120-mirror"}
     by_name = {p.name: p for p in puzzle.pieces}
     assert by_name["angle120"].mirror_key == by_name["angle120-mirror"].shape_key
+
+
+def test_tetra_octa_pieces_are_one_octahedron_with_tetrahedra_on_it() -> None:
+    puzzle = _load("tetra-octa-tetrahedron")
+    for piece in puzzle.pieces:
+        # a big tetrahedron is the centre (1, 1, 1) of its cube's 3x3x3 block; the rest are
+        # the small tetrahedra of one octahedron
+        big = int((piece.cells % 3 == 1).all(axis=1).sum())
+        assert piece.size - big == OCTAHEDRON
+        assert piece.name == f"octa{big}"
+    assert sorted(int(p.name[4:]) for p in puzzle.pieces) == [1, 2, 3, 5]
+    big = int((puzzle.target.cells % 3 == 1).all(axis=1).sum())
+    assert big == 11 and puzzle.target.n_required - big == 4 * OCTAHEDRON
 
 
 @needs_burrtxt
