@@ -53,6 +53,7 @@ from tessera.models.grids import Grid
 from tessera.models.play import PlayModel, Pose, axis_turn, space_of
 from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.polycube.movement import max_slide, reach, slides
+from tessera.viewer.scenes._surface import extent
 
 UP = 2  # the frame axis pieces are lifted along and fall along (the table is level)
 SNAP_STEPS = 3  # interlocking puzzles: a drop snaps along a free path of at most this many steps
@@ -107,6 +108,24 @@ def frame(grid: Grid) -> Frame:
     basis = np.stack([a, b, c], axis=1)
     pairs = tuple((index[tuple(v.tolist())], index[tuple((-v).tolist())]) for v in (a, b, c))
     return Frame(basis, np.linalg.inv(basis.astype(float)), pairs)  # type: ignore[arg-type]
+
+
+@cache
+def overlap_layers(grid: Grid) -> int:
+    """How many cell layers up a cell must be to pass clear over a cell of the layer below:
+    one on cubes and prisms (a cell is one layer tall), two on spheres (a ball is taller
+    than the gap between layers)."""
+    cell = _cell(grid)
+    lo, hi = extent(grid, cell[None])
+    step = np.asarray(grid.axis_step(2), np.int64)
+    per_layer = float(space(grid, step)[2]) / int(step[2])
+    return max(1, int(np.ceil((hi[2] - lo[2]) / per_layer - 1e-9)))
+
+
+@cache
+def _cell(grid: Grid) -> np.ndarray:
+    block = np.array(list(itertools.product(range(6), repeat=3)), np.int64)
+    return block[int(np.argmax(grid.valid(block)))]
 
 
 @cache
@@ -236,7 +255,10 @@ def carry(
     want[UP] = max(want[UP], here[UP] - (lowest - table.floor) // table.rise)  # not into the table
     z0 = int(here[UP])
     need = max(0, int(want[UP]) - z0)
-    clearance = max(need, -(-(table.top + 1 - lowest) // table.rise))  # above everything
+    # above everything: a layer over the top, or more where a cell is taller than a layer
+    # (a ball one layer up sits in the hollows, and cannot slide across them)
+    above = table.top + overlap_layers(model.grid) - lowest
+    clearance = max(need, -(-above // table.rise))
     best: tuple[int, int, Pose] | None = None
     for lift in range(need, clearance + 1):
         up = table.slide(start, UP, lift)

@@ -9,6 +9,9 @@ has none) as circles and discs of its radius: no grid is named here.
 
 from __future__ import annotations
 
+import itertools
+from functools import cache
+
 import numpy as np
 import pyvista as pv
 
@@ -143,3 +146,116 @@ def cell_points(grid: Grid, cells) -> np.ndarray:
         return np.unique(np.round(points, 9), axis=0)
     out = [points + pad * s * np.eye(3)[a] for a in range(3) for s in (1, -1)]
     return np.vstack(out)
+
+
+def plates(grid: Grid, cells, z: float) -> pv.PolyData:
+    """One flat polygon per cell at height z, its footprint (Design's ground: face k is
+    cell k's square, triangle or disc)."""
+    points: list[np.ndarray] = []
+    faces: list[int] = []
+    count = 0
+    for cell in as_cells(cells).tolist():
+        ring = footprint(grid, cell)
+        points.append(np.column_stack([ring, np.full(len(ring), z)]))
+        faces += [len(ring), *(count + np.arange(len(ring)))]
+        count += len(ring)
+    if not points:
+        return pv.PolyData()
+    return pv.PolyData(np.vstack(points), np.array(faces, np.int64))
+
+
+def _normal(loop: np.ndarray) -> np.ndarray:
+    """The outward unit normal of a counter-clockwise polygon (Newell's method)."""
+    nxt = np.roll(loop, -1, axis=0)
+    n = np.array(
+        [
+            ((loop[:, 1] - nxt[:, 1]) * (loop[:, 2] + nxt[:, 2])).sum(),
+            ((loop[:, 2] - nxt[:, 2]) * (loop[:, 0] + nxt[:, 0])).sum(),
+            ((loop[:, 0] - nxt[:, 0]) * (loop[:, 1] + nxt[:, 1])).sum(),
+        ]
+    )
+    return n / np.linalg.norm(n)
+
+
+def face_normals(points: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Per polygon of a VTK flat face list, its outward unit normal."""
+    out = []
+    i = 0
+    while i < len(faces):
+        n = int(faces[i])
+        out.append(_normal(np.asarray(points)[faces[i + 1 : i + 1 + n]]))
+        i += n + 1
+    return np.array(out).reshape(-1, 3)
+
+
+@cache
+def neighbour_table(grid: Grid) -> np.ndarray:
+    """Every step from a cell to a neighbour across a face (touching, for balls), over all
+    kinds of cell: the grid's directions first, in their order (on cubes exactly +x, -x, +y,
+    -y, +z, -z), then the rest."""
+    found = {
+        tuple(int(v) for v in off) for kind in _kinds(grid) for off in grid.neighbour_offsets(kind)
+    }
+    first = [d for d in grid.directions if d in found]
+    rest = sorted(found - set(first))
+    return np.array(first + rest, np.int64).reshape(-1, 3)
+
+
+def _kinds(grid: Grid) -> list[tuple[int, int, int]]:
+    """One residue per kind of cell (the upward and the downward prism)."""
+    block = np.array(list(itertools.product(range(6), repeat=3)), np.int64)
+    block = block[grid.valid(block)]
+    return sorted({tuple(int(v) for v in r) for r in grid.residue(block)})
+
+
+def across(grid: Grid, cell, normal: np.ndarray) -> int:
+    """The index in `neighbour_table(grid)` of the neighbour of `cell` across the face (or at
+    the point of a ball) whose outward normal is `normal`: the one in that direction."""
+    table = neighbour_table(grid)
+    cell = np.asarray(cell, np.int64)
+    mine = {
+        tuple(int(v) for v in off) for off in grid.neighbour_offsets(grid.residue(cell[None])[0])
+    }
+    ok = np.array([tuple(off) in mine for off in table.tolist()])
+    ways = view_centres(grid, cell + table) - view_centres(grid, cell[None])
+    ways /= np.linalg.norm(ways, axis=1, keepdims=True)
+    score = np.where(ok, ways @ np.asarray(normal, float), -np.inf)
+    return int(np.argmax(score))
+
+
+def face_patch(grid: Grid, cell, offset, inset: float = 0.72, lift: float = 0.02) -> np.ndarray:
+    """The mark on the face of `cell` shared with the neighbour at `offset` (view space, a
+    counter-clockwise loop): that face shrunk about its centre by `inset` and lifted off it
+    by `lift`; on a ball, a small disc where it would touch that neighbour."""
+    cell = np.asarray(cell, np.int64)
+    centre = view_centres(grid, cell[None])[0]
+    way = view_centres(grid, (cell + np.asarray(offset, np.int64))[None])[0] - centre
+    way /= np.linalg.norm(way)
+    shape = solid(grid, cell)
+    if shape is None:
+        u = np.cross(way, [0.0, 0.0, 1.0] if abs(way[2]) < 0.9 else [1.0, 0.0, 0.0])
+        u /= np.linalg.norm(u)
+        v = np.cross(way, u)
+        ring = _circle() * grid.radius * 0.5
+        middle = centre + way * (grid.radius + lift)
+        return middle + ring[:, :1] * u + ring[:, 1:] * v
+    vertices, faces = shape
+    loops = [vertices[list(f)] for f in faces]
+    best = max(loops, key=lambda loop: float(_normal(loop) @ way))
+    middle = best.mean(axis=0)
+    return middle + (best - middle) * inset + _normal(best) * lift
+
+
+def face_middle(grid: Grid, cell, offset) -> np.ndarray:
+    """The centre of the face of `cell` shared with the neighbour at `offset` (a ball: the
+    point where it would touch it), view space."""
+    if solid(grid, cell) is None:
+        return _ball_point(grid, cell, offset)
+    return face_patch(grid, cell, offset, inset=0.0, lift=0.0).mean(axis=0)
+
+
+def _ball_point(grid: Grid, cell, offset) -> np.ndarray:
+    cell = np.asarray(cell, np.int64)
+    centre = view_centres(grid, cell[None])[0]
+    way = view_centres(grid, (cell + np.asarray(offset, np.int64))[None])[0] - centre
+    return centre + way / np.linalg.norm(way) * grid.radius

@@ -2,28 +2,48 @@
 
 It is an ordinary `viewer.scenes.base.Scene` drawn by `viewer.render.SceneRenderer`, the same
 builder and renderer the main window and the headless exporter use, so an editor frame can be
-exported off screen like any other. What the editor needs beyond a scene is which cube and which
-face a picked mesh cell is: `DesignScene` keeps that per mesh cell (`face_cube`, `face_normal`,
-`ground_cells`), so a click costs a pick and an array look-up, never a search of the geometry.
+exported off screen like any other. What the editor needs beyond a scene is which cell and
+which face a picked mesh cell is: `DesignScene` keeps that per mesh cell (`face_cube`,
+`face_normal`, `ground_cells`), so a click costs a pick and an array look-up, never a search of
+the geometry.
 
-The hover marks (a box around the cube under the mouse, a patch on the face that will grow) are
-built once at the origin and moved with `user_matrix`, the scenes' rule for anything that moves.
+Every grid is drawn as its own solids (`scenes._surface.drawn`: cubes, prisms, balls, ...). A
+face's `face_normal` is an index into `offsets`, the grid's steps from a cell to the neighbour
+across a face (`cells.neighbour_table`; on cubes exactly `NORMALS`): the neighbour whose
+direction the face looks along, so a click on a face adds the cell across it; on a ball, the
+touching ball nearest the picked point. The ground is the floor layer's cells, each drawn as
+its footprint (squares, triangles, discs).
 
-The target's pre-placed pieces (a `.soma` figure's letters) are cubes of the same mesh in their
+The hover marks (an outline of the cell under the mouse, a patch on the face that will grow)
+are small meshes the editor replaces as the mouse moves (`cells.face_patch`,
+`cells.cell_edges`).
+
+The target's pre-placed pieces (a `.soma` figure's letters) are cells of the same mesh in their
 pieces' colours: a face of one is a face to grow the target against like any other, and
-`placed` says which cubes they are (the editor refuses to remove those).
+`placed` says which cells they are (the editor refuses to remove those).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyvista as pv
 
-from tessera.viewer.scenes.base import ActorSpec, Pose, Scene, bounds_of, boxes_mesh, quads_mesh
+from tessera.models.grids import CUBES, Grid
+from tessera.models.grids.surface import is_round
+from tessera.viewer.scenes._surface import drawn, view_centres
+from tessera.viewer.scenes.base import ActorSpec, Pose, Scene, bounds_of, boxes_mesh
+from tessera.viewer.scenes.cells import (
+    across,
+    bottom,
+    face_middle,
+    face_normals,
+    neighbour_table,
+    plates,
+)
 
-#: The six face normals, in the order `face_normal` indexes them.
+#: The six face normals of a cube, in the order the cube grid's `face_normal` indexes them.
 NORMALS = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], np.int64)
 TARGET_COLOR = "#8d99a8"
 OPTIONAL_TOWARDS = np.array([255, 255, 255])
@@ -35,44 +55,42 @@ REMOVE_COLOR = "#e0312b"  # the cube a Shift-click or right click would remove
 GROUND_SIZE = 5  # the ground of an empty shape: 5 × 5 squares from the origin
 
 
-def _face_corners() -> np.ndarray:
-    """(6, 4, 3) corner offsets of a unit cube's faces, counter-clockwise seen from outside."""
-    out = []
-    for n in NORMALS:
-        axis = int(np.flatnonzero(n)[0])
-        sign = int(n[axis])
-        u = np.zeros(3)
-        v = np.zeros(3)
-        if sign > 0:
-            u[(axis + 1) % 3], v[(axis + 2) % 3] = 1, 1
-        else:
-            u[(axis + 2) % 3], v[(axis + 1) % 3] = 1, 1
-        out.append(np.array([n - u - v, n + u - v, n + u + v, n - u + v]) * 0.5)
-    return np.array(out)
-
-
-CORNERS = _face_corners()
-
-
 @dataclass
 class DesignScene:
     """The scene plus what a picked mesh cell means."""
 
     scene: Scene
-    cells: np.ndarray  # (n, 3) the shape's cubes
-    optional: np.ndarray  # (n,) bool: a target's optional cube
-    placed: np.ndarray  # (n,) int: the pre-placed piece a cube belongs to, -1 for none
+    cells: np.ndarray  # (n, 3) the shape's cells
+    optional: np.ndarray  # (n,) bool: a target's optional cell
+    placed: np.ndarray  # (n,) int: the pre-placed piece a cell belongs to, -1 for none
     face_cube: np.ndarray  # per face of the shape mesh: index into `cells`
-    face_normal: np.ndarray  # per face of the shape mesh: index into NORMALS
-    ground_cells: np.ndarray  # per ground square: the (x, y, z) a click there adds
+    face_normal: np.ndarray  # per face of the shape mesh: index into `offsets`
+    ground_cells: np.ndarray  # per ground tile: the (x, y, z) a click there adds
     floor: int  # the z of the lowest layer (the ground lies just below it)
+    grid: Grid = CUBES
+    #: the steps to the neighbour across each kind of face (`cells.neighbour_table`)
+    offsets: np.ndarray = field(default_factory=lambda: NORMALS.copy())
+    ground_z: float = -0.5  # the height of the ground (view space)
+
+    def grow(self, cube: int, normal: int) -> tuple[int, int, int]:
+        """The cell a click on face `normal` of cell `cube` adds."""
+        c = self.cells[cube] + self.offsets[normal]
+        return (int(c[0]), int(c[1]), int(c[2]))
 
     def face_centre(self, cube: int, normal: int) -> np.ndarray:
-        """World centre of one face of one cube (tests click there)."""
-        return self.cells[cube] + NORMALS[normal] * 0.5
+        """World centre of one face of one cell (a ball: where it would touch that
+        neighbour; tests click there)."""
+        return face_middle(self.grid, self.cells[cube], self.offsets[normal])
+
+    def normal_of(self, step) -> int:
+        """The index in `offsets` of a step to a neighbour."""
+        hits = np.flatnonzero((self.offsets == np.asarray(step)).all(axis=1))
+        return int(hits[0]) if len(hits) else -1
 
     def ground_centre(self, x: int, y: int) -> np.ndarray:
-        return np.array([x, y, self.floor - 0.5], float)
+        """The middle of the ground tile under cell (x, y, floor)."""
+        centre = view_centres(self.grid, [(x, y, self.floor)])[0]
+        return np.array([centre[0], centre[1], self.ground_z], float)
 
     def cube_index(self, cell) -> int:
         hits = np.flatnonzero((self.cells == np.asarray(cell)).all(axis=1))
@@ -83,75 +101,59 @@ def _faded(rgb: np.ndarray) -> np.ndarray:
     return np.rint(rgb * (1 - OPTIONAL_AMOUNT) + OPTIONAL_TOWARDS * OPTIONAL_AMOUNT)
 
 
-def shape_faces(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(cube index, normal index) of every outer face: faces between two cubes are skipped."""
-    occupied = {tuple(c) for c in cells.tolist()}
-    cube, normal = [], []
-    for k, n in enumerate(NORMALS):
-        outer = [tuple(c) not in occupied for c in (cells + n).tolist()]
-        idx = np.flatnonzero(outer)
-        cube.append(idx)
-        normal.append(np.full(len(idx), k))
-    if not cube:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate(cube).astype(np.int64), np.concatenate(normal).astype(np.int64)
+def shape_faces(
+    cells: np.ndarray, grid: Grid = CUBES
+) -> tuple[pv.PolyData, np.ndarray, np.ndarray]:
+    """The shape's outer faces as its grid's solids (`_surface.drawn`), and per face the
+    index of its cell and of the neighbour step across it (`cells.neighbour_table`): faces
+    between two cells of the shape are not drawn."""
+    surface = drawn(grid, cells)
+    mesh = pv.PolyData(np.asarray(surface.points, float), surface.faces)
+    if surface.normals is not None:  # a ball: shaded smooth (render.py)
+        mesh.point_data["Normals"] = surface.normals
+        mesh.point_data.active_normals_name = "Normals"
+    owner = np.asarray(surface.owner, np.int64)
+    normals = face_normals(mesh.points, surface.faces)
+    # one look-up per (cell kind, rounded normal): a shape's faces share a few dozen normals
+    found: dict[tuple, int] = {}
+    residues = grid.residue(cells) if len(cells) else np.zeros((0, 3), np.int64)
+    across_of = np.empty(len(owner), np.int64)
+    for f, (k, n) in enumerate(zip(owner.tolist(), np.round(normals, 3).tolist(), strict=True)):
+        key = (tuple(residues[k].tolist()), tuple(n))
+        if key not in found:
+            found[key] = across(grid, cells[k], normals[f])
+        across_of[f] = found[key]
+    return mesh, owner, across_of
 
 
-def _shape_mesh(cells, face_cube, face_normal, colours) -> pv.PolyData:
-    quads = cells[face_cube][:, None, :] + CORNERS[face_normal]  # (m, 4, 3)
-    vertices = quads.reshape(-1, 3)
-    mesh = quads_mesh(vertices, np.arange(len(vertices)).reshape(-1, 4))
-    mesh.cell_data["rgb"] = colours[face_cube].astype(np.uint8)
-    return mesh
-
-
-def _ground(cells: np.ndarray, floor: int) -> tuple[pv.PolyData, np.ndarray]:
+def _ground(
+    cells: np.ndarray, floor: int, grid: Grid = CUBES
+) -> tuple[pv.PolyData, np.ndarray, float]:
+    """The floor layer's cells under and around the shape (its footprint grown by
+    `GROUND_MARGIN` cells' widths), each drawn as a flat tile at the bottom of that layer:
+    (mesh, the cell of each tile, the ground's height)."""
     if len(cells):
-        lo = cells[:, :2].min(axis=0) - GROUND_MARGIN
-        hi = cells[:, :2].max(axis=0) + GROUND_MARGIN
+        centres = view_centres(grid, cells)
+        lo = centres[:, :2].min(axis=0) - GROUND_MARGIN
+        hi = centres[:, :2].max(axis=0) + GROUND_MARGIN
+        box_lo = cells[:, :2].min(axis=0)
+        box_hi = cells[:, :2].max(axis=0)
     else:
-        lo = np.zeros(2, np.int64)
-        hi = np.full(2, GROUND_SIZE - 1)
-    xs, ys = np.meshgrid(np.arange(lo[0], hi[0] + 1), np.arange(lo[1], hi[1] + 1), indexing="ij")
-    squares = np.stack([xs.ravel(), ys.ravel(), np.full(xs.size, floor)], axis=1)
-    z = floor - 0.5
-    corners = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
-    vertices = np.zeros((len(squares), 4, 3))
-    vertices[:, :, :2] = squares[:, None, :2] + corners[None]
-    vertices[:, :, 2] = z
-    mesh = quads_mesh(vertices.reshape(-1, 3), np.arange(len(squares) * 4).reshape(-1, 4))
-    return mesh, squares.astype(np.int64)
-
-
-def _hover_face() -> pv.PolyData:
-    """A patch on the +z face of the cube at the origin, slightly inset and lifted (so the
-    face's edges stay visible and it never fights the face for depth)."""
-    s = 0.36
-    vertices = np.array([[-s, -s, 0.52], [s, -s, 0.52], [s, s, 0.52], [-s, s, 0.52]])
-    return quads_mesh(vertices, np.array([[0, 1, 2, 3]]))
-
-
-def _hover_box() -> pv.PolyData:
-    e = 0.53
-    return boxes_mesh([(-e, e, -e, e, -e, e)]).extract_all_edges()
-
-
-def face_matrix(cell, normal: int) -> np.ndarray:
-    """The 4×4 that carries the +z patch of `_hover_face` onto face `normal` of `cell`."""
-    n = NORMALS[normal].astype(float)
-    z = np.array([0.0, 0.0, 1.0])
-    m = np.eye(4)
-    if normal == 4:
-        r = np.eye(3)
-    elif normal == 5:
-        r = np.diag([1.0, -1.0, -1.0])
-    else:  # a quarter turn taking +z to n: about the axis z × n
-        axis = np.cross(z, n)
-        k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-        r = np.eye(3) + k + k @ k  # Rodrigues with sin = 1, cos = 0
-    m[:3, :3] = r
-    m[:3, 3] = np.asarray(cell, float)
-    return m
+        # the squares of a cube's 5 × 5 from the origin; on other grids the cells whose
+        # centres lie on them (the origin's own cell among them)
+        lo, hi = np.full(2, -0.5), np.full(2, GROUND_SIZE - 0.5)
+        box_lo = box_hi = np.zeros(2, np.int64)
+    reach = 4 * GROUND_MARGIN + GROUND_SIZE + 4  # cell units always enough to cover the box
+    xs = np.arange(box_lo[0] - reach, box_hi[0] + reach + 1)
+    ys = np.arange(box_lo[1] - reach, box_hi[1] + reach + 1)
+    gx, gy = np.meshgrid(xs, ys, indexing="ij")
+    layer = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, floor)], axis=1).astype(np.int64)
+    layer = layer[grid.valid(layer)]
+    at = view_centres(grid, layer)[:, :2]
+    inside = ((at >= lo - 1e-9) & (at <= hi + 1e-9)).all(axis=1)
+    tiles = layer[inside]
+    z = bottom(grid, tiles) if len(tiles) else floor - 0.5
+    return plates(grid, tiles, z), tiles, z
 
 
 def build(
@@ -160,10 +162,11 @@ def build(
     color: str,
     floor: int | None = None,
     placed: tuple[tuple[frozenset, str], ...] = (),
+    grid: Grid = CUBES,
 ) -> DesignScene:
-    """The scene of one shape: `required` cubes in `color`, `optional` ones faded, the
-    `placed` pieces' cubes ((cells, colour) each) in their colours, on a ground grid under the
-    lowest layer (at z = 0 for an empty shape)."""
+    """The scene of one shape on `grid`: `required` cells in `color`, `optional` ones faded,
+    the `placed` pieces' cells ((cells, colour) each) in their colours, on a ground of the
+    floor layer's tiles under the lowest layer (at z = 0 for an empty shape)."""
     from tessera.viewer.scenes.base import hex_rgb
 
     req = sorted(required)
@@ -179,26 +182,28 @@ def build(
         colours[owner == k] = np.array(hex_rgb(piece_colour), float)
     if floor is None:
         floor = int(cells[:, 2].min()) if len(cells) else 0
-    face_cube, face_normal = shape_faces(cells)
-    ground_mesh, ground_cells = _ground(cells, floor)
+    ground_mesh, ground_cells, ground_z = _ground(cells, floor, grid)
+    edges = not is_round(grid)
     actors = [
         ActorSpec(
             "ground", ground_mesh, color=GROUND_COLOR, show_edges=True, edge_color="#9aa7b6",
             role="board", pickable=True, name="ground",
         ),
-        ActorSpec("hover-face", _hover_face(), color=HOVER_COLOR, role="guide"),
+        ActorSpec("hover-face", _blank(), color=HOVER_COLOR, role="guide"),
         ActorSpec(
-            "hover-box", _hover_box(), color=HOVER_COLOR, role="guide", line_width=3.0,
+            "hover-box", _blank_lines(), color=HOVER_COLOR, role="guide", line_width=3.0,
             style="wireframe",
         ),
     ]  # fmt: skip
+    face_cube = face_normal = np.zeros(0, np.int64)
     if len(cells):
-        mesh = _shape_mesh(cells, face_cube, face_normal, colours)
+        mesh, face_cube, face_normal = shape_faces(cells, grid)
+        mesh.cell_data["rgb"] = colours[face_cube].astype(np.uint8)
         actors.insert(
             1,
-            ActorSpec("shape", mesh, rgb=True, show_edges=True, pickable=True, name="shape"),
+            ActorSpec("shape", mesh, rgb=True, show_edges=edges, pickable=True, name="shape"),
         )
-    points = np.vstack([cells.astype(float), ground_cells.astype(float)])
+    points = np.vstack([view_centres(grid, cells), view_centres(grid, ground_cells)])
     bounds = bounds_of(points, margin=0.6)
 
     def pose(_step: float) -> dict[str, Pose]:
@@ -206,5 +211,15 @@ def build(
 
     scene = Scene(actors, 0, pose, bounds, view=(0.9, -1.7, 1.3))
     return DesignScene(
-        scene, cells, is_optional, owner, face_cube, face_normal, ground_cells, floor
-    )
+        scene, cells, is_optional, owner, face_cube, face_normal, ground_cells, floor, grid,
+        neighbour_table(grid), ground_z,
+    )  # fmt: skip
+
+
+def _blank() -> pv.PolyData:
+    """A placeholder the hover patch replaces (a tiny triangle, never shown as it is)."""
+    return pv.PolyData(np.zeros((3, 3)), np.array([3, 0, 1, 2]))
+
+
+def _blank_lines() -> pv.PolyData:
+    return boxes_mesh([(-0.5, 0.5, -0.5, 0.5, -0.5, 0.5)]).extract_all_edges()

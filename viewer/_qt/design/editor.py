@@ -1,10 +1,12 @@
 """The 3D editor: the document's current shape in a PyVista view, edited by clicking faces.
 
-A left click on a cube's face adds a cube against that face; a click on the ground adds one on
-the lowest layer; Shift-click or a right click removes the cube under the mouse. A press that
-turns into a drag is VTK's camera move and edits nothing (a click is a press and release less
-than `CLICK_SLOP` pixels apart). The cube under the mouse is outlined and the face that would
-grow is marked, in red when a removal is what a click would do.
+The shape is drawn on the document's grid as that grid's solids (cubes, prisms, balls, ...). A
+left click on a cell's face adds the cell across that face (on a ball, the touching ball
+nearest the point clicked); a click on the ground adds one on the lowest layer; Shift-click or
+a right click removes the cell under the mouse. A press that turns into a drag is VTK's camera
+move and edits nothing (a click is a press and release less than `CLICK_SLOP` pixels apart).
+The cell under the mouse is outlined and the face that would grow is marked, in red when a
+removal is what a click would do.
 
 Picking is one `vtkCellPicker` ray restricted to the shape and the ground; the picked mesh cell
 is looked up in `DesignScene`'s per-face arrays. The shape is redrawn (a new scene on the same
@@ -20,6 +22,7 @@ removal of one is refused with the reason (`refused`).
 from __future__ import annotations
 
 import numpy as np
+import pyvista as pv
 import vtk
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 
@@ -28,7 +31,8 @@ from tessera.viewer._qt.render_batch import RenderBatch
 from tessera.viewer.render import SceneRenderer
 from tessera.viewer.scenes import design as design_scene
 from tessera.viewer.scenes.base import hex_rgb
-from tessera.viewer.scenes.design import NORMALS, DesignScene, face_matrix
+from tessera.viewer.scenes.cells import cell_edges, face_patch, footprint
+from tessera.viewer.scenes.design import DesignScene
 
 #: Pixels the mouse may move between press and release for it to count as a click.
 CLICK_SLOP = 4
@@ -37,6 +41,17 @@ CLICK_SLOP = 4
 def _rgb(color: str) -> tuple[float, float, float]:
     r, g, b = hex_rgb(color)
     return (r / 255, g / 255, b / 255)
+
+
+def _polygon(loop: np.ndarray) -> pv.PolyData:
+    return pv.PolyData(np.asarray(loop, float), np.array([len(loop), *range(len(loop))]))
+
+
+def _set_mesh(actor, mesh: pv.PolyData) -> None:
+    """Show `mesh` on a hover actor instead of what it showed (the marks are rebuilt for the
+    cell under the mouse: each grid's faces have their own shape)."""
+    actor.user_matrix = np.eye(4)
+    actor.mapper.SetInputData(mesh)
 
 
 class Editor3D(QObject):
@@ -116,7 +131,7 @@ class Editor3D(QObject):
         else:
             piece = doc.pieces[shape]
             req, opt, color = piece.cells, frozenset(), piece.color
-        self.design = design_scene.build(req, opt, color, placed=placed)
+        self.design = design_scene.build(req, opt, color, placed=placed, grid=doc.state.grid)
         frame = self._frame_next or self._shown_shape != shape
         self.renderer.show(self.design.scene, 0.0, frame=frame)
         self._frame_next = False
@@ -164,8 +179,7 @@ class Editor3D(QObject):
     def _grow_cell(self, hit: tuple) -> tuple[int, int, int]:
         if hit[0] == "ground":
             return hit[1]
-        cell = self.design.cells[hit[1]] + NORMALS[hit[2]]
-        return (int(cell[0]), int(cell[1]), int(cell[2]))
+        return self.design.grow(hit[1], hit[2])
 
     def click(self, x: float, y: float, remove: bool = False) -> bool:
         """Edit as a click at (x, y) would: add against the face (or on the ground), or with
@@ -203,22 +217,32 @@ class Editor3D(QObject):
             face.visibility = box.visibility = False
             self._set_hover(None)
             return
+        design = self.design
+        up = design.normal_of(design.grid.axis_step(2))  # the ground grows upwards
         if hit[0] == "ground":
-            cell = np.array(hit[1], float)
-            face.user_matrix = face_matrix(cell - np.array([0, 0, 1.0]), 4)
+            ring = footprint(design.grid, hit[1])
+            _set_mesh(
+                face,
+                _polygon(
+                    np.column_stack(
+                        [
+                            ring * 0.72 + ring.mean(axis=0) * 0.28,
+                            np.full(len(ring), design.ground_z + 0.02),
+                        ]
+                    )
+                ),
+            )
             face.visibility, box.visibility = True, False
             face.prop.color = _rgb(design_scene.HOVER_COLOR)
-            self._set_hover((hit[1], 4, "ground"))
+            self._set_hover((hit[1], up, "ground"))
             return
-        cube = self.design.cells[hit[1]]
-        matrix = np.eye(4)
-        matrix[:3, 3] = cube
-        box.user_matrix = matrix
+        cube = design.cells[hit[1]]
+        _set_mesh(box, cell_edges(design.grid, [cube], grow=0.03))
         box.visibility = True
-        remove = remove and self.design.placed[hit[1]] < 0  # a pre-placed cube stays
+        remove = remove and design.placed[hit[1]] < 0  # a pre-placed cell stays
         colour = design_scene.REMOVE_COLOR if remove else design_scene.HOVER_COLOR
         box.prop.color = _rgb(colour)
-        face.user_matrix = face_matrix(cube, hit[2])
+        _set_mesh(face, _polygon(face_patch(design.grid, cube, design.offsets[hit[2]])))
         face.visibility = not remove
         face.prop.color = _rgb(design_scene.HOVER_COLOR)
         cell = (int(cube[0]), int(cube[1]), int(cube[2]))

@@ -1,88 +1,117 @@
 """The layer view: the current shape as one 2D grid per z-layer, BurrTools-style.
 
-A second way to edit the same document: a left click on an empty square adds a cube there (an
-optional one with the `+` brush), on a filled square removes it (with the brush, a required
-cube becomes optional); a right click removes. Mirror drawing applies as in the 3D view, since
-both call the same document methods. The grids cover the shape's box plus one square around it
-and one empty layer above, so a shape can grow in every direction; y runs up the grid, as the
-3D view shows it from above. The target's pre-placed pieces are squares in their colours; a
-click on one changes nothing (release them first, as in the 3D view).
+A second way to edit the same document: a left click on an empty cell adds it (an optional one
+with the `+` brush), on a filled cell removes it (with the brush, a required cell becomes
+optional); a right click removes. Mirror drawing applies as in the 3D view, since both call the
+same document methods. The grids cover the shape's box plus one cell around it and one empty
+layer above, so a shape can grow in every direction; y runs up the grid, as the 3D view shows
+it from above. Each layer draws the document's grid's cells as they are seen from above
+(`scenes.cells.footprint`): squares for cubes, triangles for prisms, discs for balls. The
+target's pre-placed pieces are cells in their colours; a click on one changes nothing (release
+them first, as in the 3D view).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPen
+import math
+
+import numpy as np
+from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tessera.models.design import TARGET, DesignDocument, mirrored
+from tessera.models.grids import CUBES, Grid
+from tessera.viewer.scenes.cells import footprint
 from tessera.viewer.scenes.design import TARGET_COLOR
 
-SQUARE = 18  # pixels per square
+SQUARE = 18  # pixels per unit of space (a cube's square)
 
 
 class LayerGrid(QWidget):
-    """One z-layer: squares for x in `xs`, y in `ys` (y upwards)."""
+    """One z-layer: the grid's cells (x, y) for x in `xs`, y in `ys` (y upwards), each drawn
+    as its footprint, `SQUARE` pixels to a unit of space."""
 
     clicked = Signal(int, int, int, bool)  # x, y, z, remove?
 
-    def __init__(self, z: int, parent=None) -> None:
+    def __init__(self, z: int, parent=None, grid: Grid = CUBES) -> None:
         super().__init__(parent)
         self.z = z
+        self.grid = grid
         self.xs = range(0)
         self.ys = range(0)
         self.required: set[tuple[int, int]] = set()
         self.optional: set[tuple[int, int]] = set()
-        self.placed: dict[tuple[int, int], QColor] = {}  # pre-placed squares and their colours
+        self.placed: dict[tuple[int, int], QColor] = {}  # pre-placed cells and their colours
         self.color = QColor(TARGET_COLOR)
+        self.shapes: dict[tuple[int, int], QPolygonF] = {}  # each cell's outline, in pixels
+        self._size = QSize(1, 1)
 
     def set_cells(self, xs: range, ys: range, required, optional, color: str, placed=()) -> None:
-        """`placed`: ((x, y), colour) of the pre-placed pieces' squares on this layer."""
+        """`placed`: ((x, y), colour) of the pre-placed pieces' cells on this layer."""
         self.xs, self.ys = xs, ys
         self.required, self.optional = set(required), set(optional)
         self.placed = {square: QColor(c) for square, c in placed}
         self.color = QColor(color)
+        slots = np.array([(x, y, self.z) for x in xs for y in ys], np.int64).reshape(-1, 3)
+        slots = slots[self.grid.valid(slots)]
+        rings = {(int(c[0]), int(c[1])): footprint(self.grid, c) for c in slots}
+        self.shapes = {}
+        if rings:
+            points = np.vstack(list(rings.values()))
+            x0, y1 = points[:, 0].min(), points[:, 1].max()
+            width, height = np.ptp(points[:, 0]), np.ptp(points[:, 1])
+            for square, ring in rings.items():
+                pixels = [QPointF((px - x0) * SQUARE, (y1 - py) * SQUARE) for px, py in ring]
+                self.shapes[square] = QPolygonF(pixels)
+            self._size = QSize(
+                math.ceil(width * SQUARE - 1e-6) + 1, math.ceil(height * SQUARE - 1e-6) + 1
+            )
+        else:
+            self._size = QSize(1, 1)
         self.setFixedSize(self.sizeHint())
         self.update()
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        return QSize(len(self.xs) * SQUARE + 1, len(self.ys) * SQUARE + 1)
+        return self._size
 
     def square_rect(self, x: int, y: int) -> QRect:
-        """Where square (x, y) is drawn (tests click its centre)."""
-        col = x - self.xs.start
-        row = self.ys.stop - 1 - y
-        return QRect(col * SQUARE, row * SQUARE, SQUARE, SQUARE)
+        """The box cell (x, y) is drawn in (tests click its centre)."""
+        return self.shapes[(x, y)].boundingRect().toRect()
 
     def square_at(self, pos: QPoint) -> tuple[int, int] | None:
-        col, row = pos.x() // SQUARE, pos.y() // SQUARE
-        if not (0 <= col < len(self.xs) and 0 <= row < len(self.ys)):
-            return None
-        return self.xs.start + col, self.ys.stop - 1 - row
+        point = QPointF(pos)
+        for square, shape in self.shapes.items():
+            if shape.containsPoint(point, Qt.FillRule.OddEvenFill):
+                return square
+        return None
 
     def paintEvent(self, _event) -> None:  # noqa: N802 - Qt's name
         p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         pale = QColor(self.color).lighter(160)
-        grid = QPen(QColor("#9aa7b6"))
-        for x in self.xs:
-            for y in self.ys:
-                r = self.square_rect(x, y)
-                if (x, y) in self.placed:
-                    p.fillRect(r, self.placed[(x, y)])
-                    p.setPen(QPen(QColor("#303030"), 1))
-                    p.drawLine(r.topLeft() + QPoint(4, 4), r.bottomRight() - QPoint(4, 4))
-                elif (x, y) in self.required:
-                    p.fillRect(r, self.color)
-                elif (x, y) in self.optional:
-                    p.fillRect(r, pale)
-                    p.setPen(QPen(self.color.darker(130), 2))
-                    c = r.center()
-                    p.drawLine(c.x() - 5, c.y(), c.x() + 5, c.y())
-                    p.drawLine(c.x(), c.y() - 5, c.x(), c.y() + 5)
-                else:
-                    p.fillRect(r, QColor("#f4f6f9"))
-                p.setPen(grid)
-                p.drawRect(r)
+        edge = QPen(QColor("#9aa7b6"))
+        for square, shape in self.shapes.items():
+            r = shape.boundingRect()
+            c = shape.boundingRect().center()
+            p.setPen(edge)
+            if square in self.placed:
+                p.setBrush(self.placed[square])
+                p.drawPolygon(shape)
+                p.setPen(QPen(QColor("#303030"), 1))
+                p.drawLine(r.topLeft() + QPointF(4, 4), r.bottomRight() - QPointF(4, 4))
+            elif square in self.required:
+                p.setBrush(self.color)
+                p.drawPolygon(shape)
+            elif square in self.optional:
+                p.setBrush(pale)
+                p.drawPolygon(shape)
+                p.setPen(QPen(self.color.darker(130), 2))
+                p.drawLine(QPointF(c.x() - 5, c.y()), QPointF(c.x() + 5, c.y()))
+                p.drawLine(QPointF(c.x(), c.y() - 5), QPointF(c.x(), c.y() + 5))
+            else:
+                p.setBrush(QColor("#f4f6f9"))
+                p.drawPolygon(shape)
         p.end()
 
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt's name
@@ -139,7 +168,7 @@ class LayerView(QScrollArea):
         self.grids = {}
         for z in reversed(zs):
             self._layout.addWidget(QLabel(f"layer z = {z}"))
-            grid = LayerGrid(z)
+            grid = LayerGrid(z, grid=doc.state.grid)
             grid.set_cells(
                 xs,
                 ys,

@@ -20,6 +20,11 @@ leaving Design hands the window the edited puzzle (`leaving_puzzle`) when the dr
 since, and the window solves it. Unsaved changes are asked about (`may_discard`) before the
 window loads another puzzle, and before it closes.
 
+**The grid.** A document is drawn on one of BurrTools' five grids (`DesignState.grid`); the
+toolbar's grid box shows which, and choosing another there, or Design ▸ New puzzle on ▸ a grid,
+starts a new document on it (unsaved changes are asked about first). New puzzle keeps the grid
+the box shows.
+
 Every key is a QAction added to the window (tests trigger them; VTK's one-letter keys never
 reach VTK), enabled only in Design mode, so a key shared with another mode's action (Ctrl+Z,
 Ctrl+Shift+S) is never ambiguous. Files: Save / Save As write format 1 TOML, or a yass `.soma`
@@ -32,10 +37,19 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QMenu, QMessageBox, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QToolBar,
+    QWidget,
+)
 
 from tessera.models.assets import ASSETS
 from tessera.models.design import TARGET, DesignDocument, DesignError, DesignState
+from tessera.models.grids import GRIDS, Grid
 from tessera.viewer._qt.design.analysis import AnalysisRunner, Badge
 from tessera.viewer._qt.design.editor import Editor3D
 from tessera.viewer._qt.design.layers import LayerView
@@ -47,7 +61,8 @@ SOMA_FILES = "yass Soma figure (*.soma)"
 EXPORT_FILES = "BurrTools puzzle (*.xmpuzzle)"
 #: The menu's layout (None: a separator; a tuple: a submenu's title and its actions).
 MENU = (
-    "new", "new_soma", None, "save", "save_as", "export_xmpuzzle", None,
+    "new", ("New puzzle &on", tuple(f"new_{g.name}" for g in GRIDS)), "new_soma", None,
+    "save", "save_as", "export_xmpuzzle", None,
     "undo", "redo", None, "optional_brush", "mirror_x", "mirror_y", "mirror_z", None,
     ("&Shape", ("turn_x", "turn_y", "turn_z", None, "flip_x", "flip_y", "flip_z", None,
                 "nudge_x+", "nudge_x-", "nudge_y+", "nudge_y-", "nudge_z+", "nudge_z-")),
@@ -86,8 +101,10 @@ class DesignMode(QObject):
         self.message.setObjectName("design_message")
         self.actions = self._make_actions()
         self.menu = self._build_menu()
+        self.grid_box = self._build_grid_box()
         self.toolbar = self._build_toolbar()
         self.doc.events.changed.connect(self._changed)
+        self.doc.events.changed.connect(self._show_grid)
         self.doc.events.dirty.connect(self.title_changed.emit)
         self.doc.events.path.connect(self.title_changed.emit)
         self.doc.events.history.connect(self._sync_actions)
@@ -115,7 +132,12 @@ class DesignMode(QObject):
             a[name] = action
             return action
 
-        add("new", "&New puzzle", self.new_document, QKeySequence.StandardKey.New)
+        add("new", "&New puzzle", lambda: self.new_document(), QKeySequence.StandardKey.New,
+            tip="a new puzzle on the grid the grid box shows")  # fmt: skip
+        for grid in GRIDS:
+            add(f"new_{grid.name}", grid.title.capitalize(),
+                lambda _=False, g=grid: self.new_document(g),
+                tip=f"a new puzzle on the grid of {grid.title}")  # fmt: skip
         add("new_soma", "New &Soma figure", self.new_soma_figure, "Ctrl+Shift+N",
             tip="the seven Soma pieces: draw only the figure")  # fmt: skip
         add("save", "&Save", self.save, QKeySequence.StandardKey.Save)
@@ -166,12 +188,39 @@ class DesignMode(QObject):
         tools = QToolBar("Design")
         tools.setObjectName("design_tools")
         tools.setMovable(False)
+        tools.addWidget(QLabel(" Grid: "))
+        tools.addWidget(self.grid_box)
+        tools.addSeparator()
         for name in TOOLBAR:
             if name is None:
                 tools.addSeparator()
             else:
                 tools.addAction(self.actions[name])
         return tools
+
+    def _build_grid_box(self) -> QComboBox:
+        """The document's grid, shown; choosing another starts a new document on it."""
+        box = QComboBox()
+        box.setObjectName("design_grid")
+        box.setToolTip("the grid this design is drawn on; choose another for a new design")
+        for grid in GRIDS:
+            box.addItem(grid.title, grid.name)
+        box.setCurrentIndex(GRIDS.index(self.doc.state.grid))
+        box.activated.connect(self._grid_chosen)  # the user's choice, not `_show_grid`'s
+        return box
+
+    def _show_grid(self, *_args) -> None:
+        """The box follows the document's grid (a file opened, undo past a new document)."""
+        index = GRIDS.index(self.doc.state.grid)
+        if self.grid_box.currentIndex() != index:
+            self.grid_box.blockSignals(True)
+            self.grid_box.setCurrentIndex(index)
+            self.grid_box.blockSignals(False)
+
+    def _grid_chosen(self, index: int) -> None:
+        grid = GRIDS[index]
+        if grid is not self.doc.state.grid and not self.new_document(grid):
+            self._show_grid()  # kept the unsaved design: the box says its grid again
 
     def _set_brush(self, on: bool) -> None:
         self.editor.optional_brush = self.layers.optional_brush = on
@@ -212,7 +261,9 @@ class DesignMode(QObject):
 
     def title(self) -> str:
         where = self.doc.path.name if self.doc.path else "not saved"
-        return f"Design — {self.doc.name} ({where})"
+        grid = self.doc.state.grid
+        on = "" if grid is GRIDS[0] else f" on {grid.title}"
+        return f"Design — {self.doc.name}{on} ({where})"
 
     def link(self, family) -> None:
         """The window's puzzle is now `family`, and the drawing as it is stands for it."""
@@ -268,11 +319,11 @@ class DesignMode(QObject):
             return
         cell, _normal, what = hover
         if what == "remove":
-            self.message.setText(f"click removes the cube at {list(cell)}")
+            self.message.setText(f"click removes the cell at {list(cell)}")
         elif what == "ground":
-            self.message.setText(f"click adds a cube at {list(cell)}")
+            self.message.setText(f"click adds a cell at {list(cell)}")
         else:
-            self.message.setText(f"cube {list(cell)}: click grows the marked face")
+            self.message.setText(f"cell {list(cell)}: click grows the marked face")
 
     def say(self, text: str) -> None:
         self.message.setText(text)
@@ -309,10 +360,15 @@ class DesignMode(QObject):
             return self.save()
         return answer == "discard"
 
-    def new_document(self) -> bool:
+    def new_document(self, grid: Grid | None = None) -> bool:
+        """A new, empty document on `grid` (default: the grid the box shows), once unsaved
+        changes are saved or given up."""
         if not self.may_discard():
             return False
-        self.doc.new()
+        grid = GRIDS[self.grid_box.currentIndex()] if grid is None else grid
+        self.doc.replace_all(DesignState(grid=grid))
+        self.editor.frame()
+        self.say(f"a new design on the grid of {grid.title}")
         return True
 
     def new_soma_figure(self) -> bool:

@@ -93,6 +93,7 @@ class ShapePanel(QWidget):
     # -- following the document -------------------------------------------------------------------
     def refresh(self, *_args) -> None:
         doc = self.doc
+        unit = doc.state.grid.title  # "cubes", "triangular prisms", "spheres"
         with QSignalBlocker(self.list):
             self.list.clear()
             target = QListWidgetItem(
@@ -104,13 +105,13 @@ class ShapePanel(QWidget):
             for p in doc.pieces:
                 item = QListWidgetItem(swatch(p.color), p.name)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
-                item.setToolTip(f"{len(p.cells)} cubes × {p.count_text}")
+                item.setToolTip(f"{len(p.cells)} {unit} × {p.count_text}")
                 item.setData(Qt.ItemDataRole.UserRole, p.name)
                 self.list.addItem(item)
-                item.setText(self._label(p))
+                item.setText(self._label(p, unit))
             for p in doc.placed:
                 item = QListWidgetItem(
-                    swatch(p.color), f"{p.name} — pre-placed, {len(p.cells)} cubes"
+                    swatch(p.color), f"{p.name} — pre-placed, {len(p.cells)} {unit}"
                 )
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # shown, never edited on its own
                 item.setForeground(QColor("#7d828a"))
@@ -136,15 +137,15 @@ class ShapePanel(QWidget):
         volume = f"{lo}..{hi}" if lo != hi else str(lo)
         fixed = len(doc.state.placed_cells)
         self.info.setText(
-            f"{len(doc.pieces)} pieces, {volume} cubes; target {len(doc.target.required)}"
+            f"{len(doc.pieces)} pieces, {volume} {unit}; target {len(doc.target.required)}"
             + (f" + {len(doc.target.optional)} optional" if doc.target.optional else "")
             + (f" (+{fixed} pre-placed)" if fixed else "")
         )
 
     @staticmethod
-    def _label(p) -> str:
+    def _label(p, unit: str = "cubes") -> str:
         count = f" ×{p.count_text}" if p.count_text != "1" else ""
-        return f"{p.name} — {len(p.cells)} cubes{count}"
+        return f"{p.name} — {len(p.cells)} {unit}{count}"
 
     # -- edits ------------------------------------------------------------------------------------
     def _guard(self, edit, *args) -> bool:
