@@ -171,8 +171,9 @@ def _piece_grids(cells, starts):
 
 @njit(cache=True, nogil=True, inline="always")
 def _axis_range(p, d, n, first, last):
-    """`_line_range` narrowed by one coordinate: the steps k with 0 <= p + k d < n (unit steps
-    without a division: the cube grid's lines are all of them)."""
+    """The steps k in first..last of a line p + k d that keep one coordinate in 0..n-1 (unit
+    steps without a division: the cube grid's lines are all of them). Inlined: `_pair` asks
+    this three times for every line, and a call each time cost a tenth of its speed."""
     if d == 1:
         first = max(first, -p)
         last = min(last, n - 1 - p)
