@@ -384,17 +384,31 @@ def test_bermuda_comes_apart_at_level_1() -> None:
     replay(PRISMS, cells, result)
 
 
+def shear_other_way(cells) -> list[tuple[int, int, int]]:
+    """`shear` with the other rhombus, upward prism (2x - y, y, z) and the downward one to its
+    left: a step along y becomes the prism grid's (-1, 1, 0), its last direction tried."""
+    return [c for x, y, z in cells for c in ((2 * x - y + 20, y, z), (2 * x - y + 19, y, z))]
+
+
 @needs_conformance
 @pytest.mark.parametrize(
-    ("name", "level"),
-    # burrTxt -d on the sheared solution (written as a one-assembly prism puzzle): Pelikan's
-    # 98 moves on cubes are 97 on prisms, where a diagonal step saves one
-    [("PelikanBurr", "97.2.4.2"), ("DraculasDentalDesaster", "3.5.16.6.4")],
+    ("name", "axes", "other_way", "level"),
+    # burrTxt -d on the sheared solution, its axes taken in the order given (written as a
+    # one-assembly prism puzzle): Pelikan's 98 moves on cubes are 97 where a step along the
+    # new diagonal saves one, and its last part may need one move only
+    [
+        ("PelikanBurr", (0, 1, 2), False, "97.2.4.2"),
+        ("PelikanBurr", (0, 1, 2), True, "98.2.4"),
+        ("PelikanBurr", (1, 0, 2), False, "97.2.4"),
+        ("PelikanBurr", (2, 1, 0), True, "98.2.4.2"),
+        ("DraculasDentalDesaster", (0, 1, 2), False, "3.5.16.6.4"),
+    ],
 )
-def test_sheared_burrs_have_burrtools_prism_levels(name: str, level: str) -> None:
+def test_sheared_burrs_have_burrtools_prism_levels(name, axes, other_way, level) -> None:
     _, results = _solve(CONFORMANCE / "burrtools" / f"{name}.xmpuzzle")
     (cells,) = [c for c, r in results if r.complete]
-    pieces = [shear(c.tolist()) for c in cells]
+    turn = shear_other_way if other_way else shear
+    pieces = [turn([tuple(v[a] for a in axes) for v in c.tolist()]) for c in cells]
     result = disassemble(pieces, grid=PRISMS)
     assert result.level == level
     replay(PRISMS, pieces, result, geometric=False)
