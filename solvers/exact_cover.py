@@ -84,8 +84,13 @@ class ExactCoverSearch(Search):
         slice_nodes: int = 50_000,
         trace_buffer: int = 1 << 16,
         max_bytes: int = 1 << 30,
+        bitsets: bool | None = None,
     ) -> None:
+        """`bitsets`: hold the live options as bitsets (True) or sparse sets (False); by
+        default bitsets when they are small (`_cells_kernel.BITS_MAX_WORDS`). Both find the
+        same solutions; the choice is for speed (and for tests and warm-up)."""
         self.problem = problem
+        self._want_bits = bitsets
         self.tracing = trace
         self.slice_nodes = slice_nodes
         self.events: list[TraceEvent] = []
@@ -142,7 +147,33 @@ class ExactCoverSearch(Search):
             )
         self._matrix = (opt_ptr.astype(np.uint32), opt_items.astype(np.uint32), problem.n_primary)
         self._trace_buffer, self._max_bytes = trace_buffer, max_bytes
-        self._sets = K.build(problem.n_columns, *self._matrix[:2], mult)
+        n_words = max((n_rows + 63) // 64, 1)
+        self._bits = self._want_bits
+        if self._bits is None:
+            self._bits = (
+                n_words <= K.BITS_MAX_WORDS
+                and (n_items + 2 * depth_cap + 1) * n_words * 8 <= K.BITS_MAX_BYTES
+            )
+        # the kernel's two ways of holding the live options: the other way's arrays are
+        # placeholders, and its mark (sizes or item bitsets) None
+        if self._bits:
+            unused = np.zeros(1, np.uint32)
+            active = np.arange(problem.n_columns, dtype=np.uint32)
+            where = np.arange(problem.n_columns, dtype=np.int64)
+            count = mult.astype(np.int64).copy()
+            self._sets = (unused, None, unused, unused, unused, active, where, count)
+            self._bitsets = K.build_bits(n_items, *self._matrix[:2], depth_cap)
+            self._saved_size = np.zeros((1, 1), np.uint32)
+        else:
+            self._sets = K.build(problem.n_columns, *self._matrix[:2], mult)
+            self._bitsets = (
+                None,
+                np.zeros(1, np.uint64),
+                np.zeros((1, 1), np.uint64),
+                np.zeros((1, 1), np.uint32),
+                np.zeros(1, np.int64),
+            )
+            self._saved_size = np.zeros((depth_cap, n_items), np.uint32)
         before_first_use("exact-cover search", K.run)
         self._mult = mult
         self._low = problem.lower_array()
@@ -155,7 +186,6 @@ class ExactCoverSearch(Search):
         self._oend = np.zeros(depth_cap, np.int64)
         self._oidx = np.zeros(depth_cap, np.int64)
         self._chosen = np.zeros(depth_cap, np.int64)
-        self._saved_size = np.zeros((depth_cap, n_items), np.uint32)
         self._has_multi = has_multi
         self._saved_count = np.zeros((depth_cap if self._has_multi else 1, n_items), np.int64)
         self._saved_active = np.zeros(depth_cap, np.int64)
@@ -195,6 +225,7 @@ class ExactCoverSearch(Search):
                 self._kind, self._ostart, self._oend, self._oidx, self._chosen,
                 self._saved_size, self._saved_count, self._saved_active, self._ostack, *self._ev,
                 self.slice_nodes, count_only, self.tracing, self._has_multi, self._has_low,
+                *self._bitsets,
             )  # fmt: skip
             if code != K.R_OVERFLOW:
                 break
@@ -262,12 +293,10 @@ class ExactCoverSearch(Search):
             share /= max(int(self._oend[d] - self._ostart[d]), 1)
         self._oend[level] = end - give
         opt_ptr, opt_items, _ = self._matrix
-        node_opt, _, start, members = self._sets[:4]
+        node_opt = np.repeat(np.arange(len(opt_ptr) - 1), np.diff(opt_ptr.astype(np.int64)))
         keep = np.ones(len(opt_ptr) - 1, bool)
         for d in range(level + 1):
-            item = int(self._item[d])
-            # an item's segment always holds all of its nodes, live ones first
-            keep[node_opt[members[start[item] : start[item + 1]]]] = False
+            keep[node_opt[opt_items == self._item[d]]] = False
             keep[given if d == level else int(self._chosen[d])] = True
         lengths = np.diff(opt_ptr.astype(np.int64))[keep]
         child_ptr = np.zeros(len(lengths) + 1, np.int64)
@@ -276,6 +305,7 @@ class ExactCoverSearch(Search):
         local = np.flatnonzero(keep)
         child = ExactCoverSearch.__new__(ExactCoverSearch)
         child.problem = self.problem
+        child._want_bits = self._want_bits
         child.tracing = False
         child.slice_nodes = self.slice_nodes
         child.events = []

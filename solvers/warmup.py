@@ -32,6 +32,10 @@ def warm_up() -> None:
     from tessera.solvers.polycube.movement import reach
 
     warm_kernel()
+    # the exact-cover kernel's other way (sparse sets, for large matrices) is compiled apart
+    from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
+
+    ExactCoverSearch(ExactCoverProblem([[0, 1], [0], [1]], 2, 2), bitsets=False).count()
     two_cubes = [np.zeros((1, 3), np.int64), np.array([[1, 0, 0]], np.int64)]
     disassemble(two_cubes)
     plan_assembles(two_cubes)
