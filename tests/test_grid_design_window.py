@@ -76,7 +76,7 @@ def test_new_design_on_prisms_grows_across_the_faces_clicked(qtbot, design):  # 
     click_cell_face(qtbot, win, (1, 0, 0), (0, 0, 1))  # its top: the prism above
     assert doc.cells() == {(0, 0, 0), (1, 0, 0), (2, 0, 0), (1, 0, 1)}
     assert PRISMS.is_connected(list(doc.cells()))
-    assert shape_label(win).endswith("— 4 triangular prisms")
+    assert shape_label(win).endswith("— 4 cells")
     # hovering marks the cell and the face; a right click removes the cell under the mouse
     editor = win.design.editor
     k = editor.design.cube_index((2, 0, 0))
@@ -89,12 +89,12 @@ def test_new_design_on_prisms_grows_across_the_faces_clicked(qtbot, design):  # 
     assert len(patch) == 3  # the mark is the prism's triangular top
     qtbot.mouseClick(win.plotter.interactor, Qt.MouseButton.RightButton, pos=pos)
     assert doc.cells() == {(0, 0, 0), (1, 0, 0), (1, 0, 1)}
-    assert shape_label(win).endswith("— 3 triangular prisms")
+    assert shape_label(win).endswith("— 3 cells")
     # the layer view draws triangles: a click there adds one too
     layer = win.design.layers.grids[0]
     assert (2, 0) in layer.shapes and layer.shapes[(2, 0)].size() == 3
     qtbot.mouseClick(layer, Qt.MouseButton.LeftButton, pos=layer.square_rect(2, 0).center())
-    assert (2, 0, 0) in doc.cells() and shape_label(win).endswith("— 4 triangular prisms")
+    assert (2, 0, 0) in doc.cells() and shape_label(win).endswith("— 4 cells")
     win.design.editor.render_now()
     win.design.ask_unsaved = lambda: "discard"
 
@@ -117,13 +117,13 @@ def test_new_design_on_spheres_adds_the_touching_ball_and_the_grid_box_chooses(
     click_cell_face(qtbot, win, (0, 0, 0), (1, -1, 0))  # the ball beside it, towards you
     click_cell_face(qtbot, win, (0, 0, 0), (0, -1, 1))  # one sitting in the hollow above
     assert doc.cells() == {(0, 0, 0), (1, -1, 0), (0, -1, 1)}
-    assert shape_label(win).endswith("— 3 spheres")
+    assert shape_label(win).endswith("— 3 cells")
     centres = SPHERES.centres(list(doc.cells()))
     gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2)
     assert np.allclose(gaps[np.triu_indices(3, 1)], 1.0)  # three balls, each touching each
     click_cell_face(qtbot, win, (1, -1, 0), (1, -1, 0), button=Qt.MouseButton.RightButton)
     assert doc.cells() == {(0, 0, 0), (0, -1, 1)}  # the right click removed the ball clicked
-    assert shape_label(win).endswith("— 2 spheres")
+    assert shape_label(win).endswith("— 2 cells")
     # only cells of the grid can be added: the ground offers balls at even sums only
     ground = win.design.editor.design.ground_cells
     assert len(ground) and SPHERES.valid(ground).all()

@@ -216,11 +216,10 @@ def across(grid: Grid, cell, normal: np.ndarray) -> int:
     mine = {
         tuple(int(v) for v in off) for off in grid.neighbour_offsets(grid.residue(cell[None])[0])
     }
-    ok = np.array([tuple(off) in mine for off in table.tolist()])
-    ways = view_centres(grid, cell + table) - view_centres(grid, cell[None])
+    ok = np.flatnonzero([tuple(off) in mine for off in table.tolist()])
+    ways = view_centres(grid, cell + table[ok]) - view_centres(grid, cell[None])
     ways /= np.linalg.norm(ways, axis=1, keepdims=True)
-    score = np.where(ok, ways @ np.asarray(normal, float), -np.inf)
-    return int(np.argmax(score))
+    return int(ok[int(np.argmax(ways @ np.asarray(normal, float)))])
 
 
 def face_patch(grid: Grid, cell, offset, inset: float = 0.72, lift: float = 0.02) -> np.ndarray:

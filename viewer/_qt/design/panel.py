@@ -41,6 +41,12 @@ def swatch(color: str, size: int = 16) -> QIcon:
     return QIcon(pix)
 
 
+def cell_word(grid) -> str:
+    """What the shape list counts: cubes on the cube grid, else cells (a rhombic grid's cell
+    is a part of a dodecahedron, not a whole one)."""
+    return "cubes" if grid.is_cubic else "cells"
+
+
 class ShapePanel(QWidget):
     def __init__(self, doc: DesignDocument, parent=None) -> None:
         super().__init__(parent)
@@ -93,7 +99,7 @@ class ShapePanel(QWidget):
     # -- following the document -------------------------------------------------------------------
     def refresh(self, *_args) -> None:
         doc = self.doc
-        unit = doc.state.grid.title  # "cubes", "triangular prisms", "spheres"
+        unit = cell_word(doc.state.grid)
         with QSignalBlocker(self.list):
             self.list.clear()
             target = QListWidgetItem(
