@@ -295,7 +295,10 @@ def piece_surface(
         raise ValueError(f"gap must be at least 0 and less than the cell size, not {gap}")
     if len(arr) == 0:
         return np.zeros((0, 3)), np.zeros((0, 3), np.int64)
-    vertices, triangles = printable_surface(grid, arr, gap / cell_size)
+    if grid.is_cubic:
+        vertices, triangles = cube_surface(arr, gap / cell_size)
+    else:
+        vertices, triangles = printable_surface(grid, arr, gap / cell_size)
     return vertices * cell_size, triangles
 
 

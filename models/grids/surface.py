@@ -482,7 +482,8 @@ def can_shrink(grid: Grid) -> bool:
 
 def printable_surface(grid: Grid, cells, gap: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """A piece as a closed, outward, manifold triangle surface in the grid's space:
-    `(vertices (n, 3), triangles (m, 3))`, for STL. `gap` (cell units) shrinks it by half the
+    `(vertices (n, 3), triangles (m, 3))`, for STL, on every grid but cubes (whose fan-table
+    surface, with erosion, is `models.mesh.cube_surface`). `gap` (cell units) shrinks it by half the
     gap on every side where the grid allows (`can_shrink`); ValueError elsewhere."""
     arr = as_cells(cells)
     if len(arr) == 0:
@@ -492,10 +493,6 @@ def printable_surface(grid: Grid, cells, gap: float = 0.0) -> tuple[np.ndarray, 
         if radius <= 0:
             raise ValueError(f"a gap of {gap:g} cells leaves nothing of a ball")
         return ball_surface(grid.centres(arr), radius, grid.neighbour_pairs(arr))
-    if grid.is_cubic:
-        from tessera.models.mesh import cube_surface  # the fan-table code, with erosion
-
-        return cube_surface(arr, gap)
     if gap:
         raise ValueError(f"a gap is not available on the {grid.title} grid yet; use a gap of 0")
     points, groups = _solid_polygons(grid, arr)
