@@ -86,9 +86,14 @@ class Geometry:
         index, points, normals, offsets = _shapes(self.grid)
         mk = np.array([index[tuple(v)] for v in self.grid.residue(moving).tolist()])
         sk = np.array([index[tuple(v)] for v in self.grid.residue(static).tolist()])
-        size = np.abs(points).max() * 2 * np.sqrt(3) + np.linalg.norm(shifts, axis=1).max()
+        # a cell can only meet cells nearer its centre's path than two of the widest cells'
+        # half-widths (the shifts lie on one segment from the origin)
+        reach = 2 * np.linalg.norm(points, axis=2).max() + 1e-6
+        far = shifts[np.argmax(np.linalg.norm(shifts, axis=1))]
         for centre, kind in zip(mc, mk, strict=True):
-            near = np.flatnonzero(np.linalg.norm(sc - centre, axis=1) < size)
+            t = np.clip((sc - centre) @ far / (far @ far), 0.0, 1.0)
+            gap = np.linalg.norm(sc - centre - t[:, None] * far, axis=1)
+            near = np.flatnonzero(gap < reach)
             if len(near) == 0:
                 continue
             path = centre + shifts  # (s, 3)
@@ -233,10 +238,11 @@ def test_blockers_are_the_same_collisions_seen_from_either_cell(grid: Grid) -> N
 
 @cache
 def _around(grid: Grid, kind: int) -> tuple[np.ndarray, np.ndarray]:
-    """The other cells within two steps' reach of a kind's cell, and their centres."""
+    """The other cells within a step's reach (and a margin) of a kind's cell, and their
+    centres."""
     table = sweep(grid)
     res = table.residues[kind]
-    span = 2 * table.reach + 2
+    span = table.reach + 3
     r = np.arange(-span, span + 1)
     around = res + np.stack(np.meshgrid(r, r, r, indexing="ij"), -1).reshape(-1, 3)
     around = around[grid.valid(around) & (np.abs(around - res).sum(axis=1) > 0)]
@@ -559,6 +565,74 @@ def test_a_locked_ball_pyramid_is_no_solution() -> None:
 
 # ---------------------------------------------------------------------------------------------
 # the movement analysis's other users on another grid, and the command line
+
+
+def _stepped_slide(grid: Grid, pieces, offsets, group, d: int) -> int | None:
+    """How far `group` slides along d, stepping one step at a time over the blocker sets."""
+    table = sweep(grid)
+
+    def codes(cells: np.ndarray) -> np.ndarray:
+        return ((cells[..., 0] + 512) * 1024 + cells[..., 1] + 512) * 1024 + cells[..., 2] + 512
+
+    rest = np.vstack([pieces[i] + offsets[i] for i in range(len(pieces)) if i not in group])
+    cells = np.vstack([pieces[i] + offsets[i] for i in group])
+    kinds = table.kinds(cells)
+    ahead = np.concatenate(
+        [
+            (cells[kinds == k][:, None, :] + table.blockers(d, k)[None]).reshape(-1, 3)
+            for k in set(kinds.tolist())
+        ]
+    )
+    known = np.sort(codes(rest))
+    step = table.directions[d]
+    # past this many steps every cell ahead is beyond the rest's box along the step's axis
+    a = int(np.argmax(np.abs(step)))
+    span = max(rest[:, a].max() - ahead[:, a].min(), ahead[:, a].max() - rest[:, a].min())
+    for k in range(int(span) // abs(int(step[a])) + 2):
+        here = codes(ahead + k * step)
+        at = np.minimum(np.searchsorted(known, here), len(known) - 1)
+        if (known[at] == here).any():
+            return k
+    return None
+
+
+@pytest.mark.parametrize("name", ["prism04", "sphere05", "rhombic03", "tetra06"])
+def test_both_distance_tables_give_every_groups_slide(name: str) -> None:
+    """The movement analysis's occupancy-grid table and the disassembler's pair table, with
+    the pieces moved apart at random by lattice steps: every group's slide along every
+    direction is the same in both, and single pieces and pairs slide as stepping says."""
+    from tessera.solvers.polycube.disassemble import _cached_distances
+    from tessera.solvers.polycube.movement import FREE, distances, group_slide, pack_cells
+
+    puzzle, results = _solve(CASES / f"{name}.xmpuzzle")
+    grid = puzzle.grid
+    pieces = results[0][0]
+    n, nd = len(pieces), len(grid.directions)
+    cells, starts = pack_cells(pieces)
+    rng = np.random.default_rng(5)
+    for trial in range(3):
+        while True:  # pieces moved apart by lattice steps, no two in one cell
+            moves = rng.integers(-1, 2, size=(n, nd)) * (trial > 0)
+            offsets = (moves @ np.asarray(grid.directions)).astype(np.int32)
+            offsets -= offsets[0]
+            placed = [tuple(c) for k in range(n) for c in (pieces[k] + offsets[k]).tolist()]
+            if len(placed) == len(set(placed)):
+                break
+        grid_table = distances(cells, starts, offsets, grid)
+        pair_table = np.empty((nd, n, n), np.int32)
+        ckeys, cvals = np.full(8, -1, np.int64), np.empty((8, nd), np.int32)
+        _cached_distances(
+            cells, starts, offsets, pair_table, ckeys, cvals, 0, np.empty(nd, np.int32), grid
+        )
+        for size in range(1, n):
+            for group in itertools.combinations(range(n), size):
+                mask = np.int64(sum(1 << k for k in group))
+                for d in range(nd):
+                    slide = int(group_slide(grid_table, d, mask, n))
+                    assert slide == int(group_slide(pair_table, d, mask, n))
+                    if size <= 2:
+                        stepped = _stepped_slide(grid, pieces, offsets, group, d)
+                        assert slide == (FREE if stepped is None else stepped)
 
 
 def test_max_slide_and_reach_on_the_prism_grid() -> None:

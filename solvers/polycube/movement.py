@@ -107,7 +107,7 @@ class Lattice:
     table: Sweep = field(repr=False)
     #: what the kernels take: (dirs, start, offsets, n_kinds, extent), extent[d] the least
     #: then the largest coordinates of d's blockers over every kind (a (D, 6) array)
-    arrays: tuple = field(repr=False, default=())
+    arrays: tuple = field(repr=False)
 
     def kinds(self, cells: np.ndarray, starts=None, offsets=None) -> np.ndarray:
         """Each cell's kind (int64), of packed pieces at `offsets` when given: all 0 on a grid
@@ -177,7 +177,7 @@ def pack_cells(cells_by_piece: Sequence[Iterable]) -> tuple[np.ndarray, np.ndarr
 
 
 # ---------------------------------------------------------------------------------------------
-# compiled kernels (shared with solvers.disassemble)
+# compiled kernels
 
 
 @njit(cache=True, nogil=True)
