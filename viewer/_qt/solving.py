@@ -5,10 +5,18 @@ solution panel and the status line; nothing here decides what the scene shows. A
 abandons the old search first (its queued batches are dropped: `sender() is self.worker`), so
 two searches never share the cores, and a search that ignores Cancel is kept to be waited for
 at close rather than blocking the window now.
+
+The listed solutions are kept out of Python's full garbage collections (`gc.freeze` after each
+batch, `gc.unfreeze` when the next puzzle's search replaces them): a full collection walks every
+object, holding the interpreter, and Bedlam's listed solutions are some 800,000 of them, so the
+collections the search's own allocations set off froze the window for 150-300 ms each. Frozen
+objects are still freed when their last reference goes; only reference cycles among them wait
+for the unfreeze.
 """
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -46,6 +54,10 @@ class Solving(QObject):
         self.panel = panel
         self.status = status
         self.show_error = show_error
+        # Every row of the list is one line of text. Told so, the list lays out a batch of new
+        # rows at once; otherwise it measures every row it holds after each batch (Bedlam's
+        # 19,186: over 100 ms a batch by the end, ten batches a second, on the GUI thread).
+        panel.list.setUniformItemSizes(True)
         self.worker: Worker | None = None
         self._family: Family | None = None  # what the current search was started on
         self._old: list[Worker] = []  # searches that ignored Cancel: waited for at close
@@ -64,6 +76,7 @@ class Solving(QObject):
         if family is None or self._family is family:
             return
         self._family = family
+        gc.unfreeze()
         self.worker = solve_worker(family, self)
         self.worker.progress.connect(self._on_progress)
         self.worker.failed.connect(self._on_failed)
@@ -75,6 +88,7 @@ class Solving(QObject):
         worker, self.worker = self.worker, None
         if worker is None:
             return
+        gc.unfreeze()
         worker.abandon()
         if not worker.wait(wait_ms):  # pragma: no cover - a solver ignoring cancel
             self._old.append(worker)
@@ -98,6 +112,7 @@ class Solving(QObject):
         elif isinstance(report, Batch):
             if report.found:
                 self.state.add_solutions(report.found)
+                gc.freeze()  # see the module's doc: no full collection walks them again
             self.panel.show_progress(report.fraction, report.count)
 
     def _on_failed(self, message: str) -> None:
