@@ -152,3 +152,24 @@ def test_hand_turns_mirrors_and_steps_exist_on_every_grid(grid):
             assert grid.valid(shape).all()
         assert grid.key(shape) == grid.key(cells)  # 12 is a multiple of 2, 4 and 6
     assert PRISMS.axis_turn(2) != PRISMS.axis_turn(2, 2)  # sixth turns on prisms
+
+
+def test_locked_assemblies_are_listed_where_burrtools_lists_every_assembly():
+    """On spheres (rhombic, tetra-octa) BurrTools lists every assembly; Tessera takes each
+    apart where straight slides can and keeps the rest, said to be locked: the polysphere
+    pyramid's assembly is shown, not 'no solution'. On prisms, as BurrTools' -d, a locked
+    assembly is no solution (prism06: 2 assemblies, 0 solutions)."""
+    from tessera.models.polycube import load_polycube
+    from tessera.solvers.polycube.interlocking import UnanalysedSolution, solutions
+    from tessera.solvers.polycube.packing import PackingProblem
+
+    def listed(puzzle):
+        problem = PackingProblem(puzzle)
+        found = (problem.solution(r) for r in problem.search()._solutions(None))
+        return list(solutions(puzzle, found))
+
+    pyramid = load_polycube(FIXTURES.parent.parent / "assets/puzzles/polysphere-pyramid.toml")
+    kept = listed(pyramid)
+    assert len(kept) == 8 and all(isinstance(s, UnanalysedSolution) for s in kept)
+    assert "does not come apart" in kept[0].not_analysed
+    assert listed(load_xmpuzzle(FIXTURES / "burrtools_grids" / "prism06.xmpuzzle")) == []

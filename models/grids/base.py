@@ -76,6 +76,11 @@ class Grid:
 
     #: radius of a round cell (spheres), in the units of `centres`
     radius: float = 0.0
+    #: Whether an assembly is a solution only when it comes apart, as BurrTools' `-d` has it
+    #: on the grids it can take apart (cubes, prisms). On the others BurrTools lists every
+    #: assembly; Tessera takes each apart where straight slides can, and lists the rest too,
+    #: said to be locked (a polysphere pyramid is built by hand, not by straight slides).
+    solutions_come_apart: bool = True
 
     @property
     def matrices(self) -> np.ndarray:

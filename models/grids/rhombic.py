@@ -83,6 +83,7 @@ def _solid_of(residue: tuple[int, int, int]) -> tuple[np.ndarray, list[tuple[int
 
 
 class Rhombic(SignedPermutationGrid):
+    solutions_come_apart = False  # BurrTools lists every assembly here
     name = "rhombic"
     title = "rhombic dodecahedra"
     burrtools_type = 3

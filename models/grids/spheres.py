@@ -47,6 +47,7 @@ def _matrices() -> np.ndarray:
 
 
 class Spheres(Grid):
+    solutions_come_apart = False  # BurrTools lists every assembly here
     name = "spheres"
     title = "spheres"
     burrtools_type = 2

@@ -58,6 +58,7 @@ def _solid_of(sub: tuple[int, int, int], odd: bool) -> tuple[np.ndarray, list[tu
 
 
 class TetraOcta(SignedPermutationGrid):
+    solutions_come_apart = False  # BurrTools lists every assembly here
     name = "tetra-octa"
     title = "tetrahedra and octahedra"
     burrtools_type = 4

@@ -105,7 +105,9 @@ def analyse(
 ) -> PolycubeSolution | None:
     """What the solution list keeps of assembly `number`: the assembly itself when the plan
     builds it, an `InterlockedSolution` when it interlocks and comes apart, None when it
-    interlocks and does not (or the node limit gave up): then it is no solution."""
+    interlocks and does not (or the node limit gave up): then it is no solution, except on a
+    grid whose solutions need not come apart (`Grid.solutions_come_apart`), where it is kept
+    as an `UnanalysedSolution` saying it is locked."""
     if len(solution.pieces) < 2:  # nothing to take apart: an assembly, not a solution
         return None
     try:
@@ -115,7 +117,13 @@ def analyse(
     if result is None:
         return solution
     if not result.complete:
-        return None
+        if puzzle.grid.solutions_come_apart:
+            return None
+        return UnanalysedSolution(
+            solution.pieces,
+            "this assembly does not come apart by straight slides; shown as assembled, as "
+            f"BurrTools lists every assembly on the {puzzle.grid.title} grid",
+        )
     return InterlockedSolution(solution.pieces, result, number)
 
 
