@@ -178,6 +178,12 @@ class TargetGroup:
         return cells_kept & (self.type_maps == same).all(axis=1)
 
     @cached_property
+    def acts_trivially(self) -> bool:
+        """Whether no element tells two solutions apart (an asymmetric target, as almost every
+        random figure is): then every solution is a class of its own, merely counted."""
+        return bool(self.is_kernel.all())
+
+    @cached_property
     def kernel(self) -> frozenset[int]:
         """The kernel's elements, by id (see `is_kernel`)."""
         return frozenset(id(g) for g, k in zip(self.elements, self.is_kernel, strict=True) if k)
@@ -545,7 +551,9 @@ class ClassSearch(Search):
         self._running: dict[ExactCoverSearch, int] = {}
         self._lock = threading.Lock()
         self._progress_done = 0.0
-        anchor = _anchor(self.group)
+        # no anchor when no symmetry acts: one search counts the classes (its orbits would be
+        # single placements, merged into that same search)
+        anchor = None if self.group.acts_trivially else _anchor(self.group)
         self.anchor_piece, self.orbits = anchor if anchor else (None, [])
 
     def cancel(self) -> None:
@@ -609,7 +617,10 @@ class ClassSearch(Search):
         anchor's placement in a solution says which orbit it is in). `report` is called
         between slices of the search, for a caller that runs it in its own thread."""
         doubles = 1 if self.group.mirror_is_trivial else 2
-        free = bool(orbits) and all(self.group.acts_freely_on(o.stabiliser) for o in orbits)
+        if orbits is None:
+            free = self.group.acts_trivially
+        else:
+            free = bool(orbits) and all(self.group.acts_freely_on(o.stabiliser) for o in orbits)
         if orbits and not free and self._burnside_applies:
             total = [0, 0, 0, False]
             for orbit in orbits:
@@ -621,7 +632,7 @@ class ClassSearch(Search):
         problem = self._task_problem(orbits)
         with self._tracked(problem, len(orbits or [None])) as search:
             if free:
-                size = orbits[0].size  # the same for every free orbit
+                size = orbits[0].size if orbits else 1  # the same for every free orbit
                 try:
                     n = search.count(on_progress=report)
                 except Cancelled as exc:
@@ -793,7 +804,7 @@ class ClassSearch(Search):
                 on_progress(self._live_progress(n_units), total[0])
 
         pooled: list[_Task] = []
-        if workers > 1 and self.orbits:
+        if workers > 1 and (self.orbits or self.group.acts_trivially):
             plan, pooled = self._probe(plan, add, report)
         for task in plan:
             if self.cancelled:
@@ -824,18 +835,24 @@ class ClassSearch(Search):
     ) -> tuple[list[list[Orbit] | None], list[_Task]]:
         """Search one orbit alone, to see whether the rest is worth other threads: (what is
         left to search here, what goes to the pool). A counted orbit is searched for at most
-        `INLINE_SECONDS` and, unfinished, goes to the pool as it is; a listed one to the end."""
-        first = next((o for o in self.orbits if self._is_free(o)), self.orbits[0])
-        rest = [o for o in self.orbits if o is not first]
+        `INLINE_SECONDS` and, unfinished, goes to the pool as it is; a listed one to the end.
+        With no anchor and no symmetry acting, the one search of the whole puzzle is probed."""
+        if self.orbits:
+            first = next((o for o in self.orbits if self._is_free(o)), self.orbits[0])
+            rest = [o for o in self.orbits if o is not first]
+            task: list[Orbit] | None = [first]
+            counted = self._is_free(first)
+        else:
+            rest, task, counted = [], None, self.group.acts_trivially
         start = time.perf_counter()
-        if self._is_free(first):
-            unit = self._counting([first])
+        if counted:
+            unit = self._counting(task)
             while not unit.search.advance(PROBE_NODES):
                 if self.cancelled or time.perf_counter() - start > INLINE_SECONDS:
                     return [], [unit, *([o] for o in rest)]
             add(self._run(unit))
         elif rest:
-            add(self._tally_task([first], report))
+            add(self._tally_task(task, report))
         else:
             return plan, []
         estimate = (time.perf_counter() - start) * len(rest)
@@ -845,14 +862,16 @@ class ClassSearch(Search):
         listed = [o for o in rest if not self._is_free(o)]
         return [group for group in (free, listed) if group], []
 
-    def _counting(self, orbits: Sequence[Orbit]) -> _Counting:
-        """A search of free orbits, set up to be counted (and split) by `_run`."""
+    def _counting(self, orbits: Sequence[Orbit] | None) -> _Counting:
+        """A search of free orbits (or of the whole puzzle, when no symmetry acts), set up to
+        be counted (and split) by `_run`."""
         search = self._task_problem(orbits).search()
+        weight = len(orbits) if orbits else 1
         with self._lock:
-            self._running[search] = len(orbits)
+            self._running[search] = weight
         if self.cancelled:
             search.cancel()
-        return _Counting(search, orbits[0].size, len(orbits))
+        return _Counting(search, orbits[0].size if orbits else 1, weight)
 
     def _run(
         self,
@@ -909,7 +928,9 @@ class ClassSearch(Search):
                     report()
 
             elements = list(orbit.stabiliser) if orbit else self.group.elements
-            trivial = orbit is not None and self.group.acts_freely_on(elements)
+            trivial = self.group.acts_trivially or (
+                orbit is not None and self.group.acts_freely_on(elements)
+            )
             images = None if trivial else RowImages(problem, elements)
             seen = set()
             for rows in search.solutions(orbit_report):
