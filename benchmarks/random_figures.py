@@ -74,10 +74,21 @@ def soma_text(cells: list[tuple[int, int, int]]) -> str:
 
 
 def toml_text(cells: list[tuple[int, int, int]], name: str) -> str:
-    listed = ", ".join(f"[{x}, {y}, {z}]" for x, y, z in cells)
+    """Tessera's format 1, the target drawn as layers like the built-in figures'
+    (`layers[z][y]` rows of `#` and `.`)."""
+    filled = set(cells)
+    nx, ny, nz = BOX
+    layers = [
+        "[" + ", ".join(
+            '"' + "".join("#" if (x, y, z) in filled else "." for x in range(nx)) + '"'
+            for y in range(ny)
+        ) + "]"
+        for z in range(nz)
+    ]  # fmt: skip
+    drawn = ",\n  ".join(layers)
     return (
         f'kind = "polycube"\nformat = 1\nname = "{name}"\n\n{SOMA_PIECES}\n'
-        f"[target]\ncells = [{listed}]\n"
+        f"[target]\nlayers = [\n  {drawn},\n]\n"
     )
 
 
