@@ -19,6 +19,7 @@ never copied here) and yass from ../shared/reference/yass/soma; without the figu
 benchmark is skipped, without yass Tessera is timed alone and the rows say so.
 
 The random figures are written to a temporary folder each run (the same files every time).
+Tessera's modules are byte-compiled first, as an installed Tessera's are (`bytecode.py`).
 
 Run: `make bench` or `python benchmarks/bench_batch.py`.
 """
@@ -37,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 warnings.filterwarnings("ignore")
 
+from bytecode import compile_package  # noqa: E402
 from random_figures import write_figures  # noqa: E402
 from record import print_rows, row, run_child, tessera_command  # noqa: E402
 
@@ -118,6 +120,7 @@ def warm_batch_seconds(files: list[Path], mode: str) -> float:
 def random_rows() -> list[dict]:
     """The 300 random figures: `.soma` and TOML batches beside yass on the `.soma` files,
     interleaved round by round, best of `ROUNDS`; every count checked against yass's."""
+    compile_package()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         soma, toml = write_figures(folder)
@@ -165,6 +168,7 @@ def main() -> list[dict]:
         return []
     names = sorted(p.name for p in FIGURES.glob("*.soma"))
     has_yass = YASS.exists()
+    compile_package()  # as installed: no module compiled from source in a timed process
     ours_wall, ours_cpu, theirs_wall, theirs_cpu = [], [], [], []
     for _ in range(ROUNDS):  # interleaved, so machine load hits both alike
         wall, cpu, ours = tessera_batch(names)

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 warnings.filterwarnings("ignore")  # xcover's numba type-safety chatter
 
+from bytecode import compile_package  # noqa: E402
 from record import print_rows, quick, row, run_child, tessera_command  # noqa: E402
 
 from tessera.models.assets import resolve_puzzle  # noqa: E402
@@ -127,9 +128,11 @@ def held_piece_matrix(puzzle) -> tuple[str, ExactCoverProblem] | None:
 
 
 def whole_process(name: str) -> tuple[dict, float, float]:
-    """`tessera solve NAME --count --json` in a fresh process: (its counts, wall, CPU)."""
+    """`tessera solve NAME --count --json` in a fresh process: (its counts, wall, CPU), its
+    modules byte-compiled first as an installed Tessera's are (`bytecode.py`)."""
     import json
 
+    compile_package()
     done = run_child([*tessera_command(), "solve", name, "--count", "--json"])
     if done.returncode != 0:
         raise RuntimeError(f"tessera solve {name} --count failed: {done.stderr.strip()}")
