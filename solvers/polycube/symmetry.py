@@ -53,11 +53,12 @@ from tessera.solvers.work_queue import WorkQueue, run_on_threads
 #: shared pool: below this a thread hand-over costs more than it can win (measured on Soma
 #: figures: the whole count of most of them takes under 5 ms).
 INLINE_SECONDS = 0.02
-#: Nodes per slice of that first search (a few milliseconds), between two looks at the clock.
+#: Nodes per slice of that first search (under a millisecond), between two looks at the clock.
 PROBE_NODES = 2048
 #: Nodes per slice of a pooled count: how long an idle thread may wait for a running search to
-#: split off work for it (tens of milliseconds), against a Python call per slice.
-POOL_SLICE_NODES = 8192
+#: split off work for it (about 10 ms on Bedlam), against a Python call per slice (progress,
+#: splitting: 8,192 made 500 calls a second).
+POOL_SLICE_NODES = 65536
 
 
 def available_cores() -> int:
