@@ -1,17 +1,22 @@
 """Puts a `Scene` on any PyVista plotter: the window's QtInteractor or an off-screen Plotter.
 
-Actors are added once per scene; a step only changes transforms, visibility and colours, which
-is why stepping and animating cost a render and nothing else. The camera is derived from the
-step as drawn (`viewer.framing`, the one framing of the window, the exports and the tests).
+Actors are added once per scene; a step only changes the transforms, visibility and colours
+that differ from the step before, which is why stepping and animating cost a render and nothing
+else. At each render the pieces that stand still are drawn merged by look, without the faces
+they hide (`viewer.static_merge`), which is what makes an orbit of a 64-cube assembly cheap on
+software OpenGL. The camera is derived from the step as drawn (`viewer.framing`, the one
+framing of the window, the exports and the tests).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyvista as pv
+from vtkmodules.vtkRenderingCore import vtkProperty
 
 from tessera.viewer import framing
 from tessera.viewer.scenes.base import ActorSpec, Pose, Scene, hex_rgb
+from tessera.viewer.static_merge import StaticMerge
 
 BACKGROUND_BOTTOM = "#f5f7fa"
 BACKGROUND_TOP = "#aebdd3"
@@ -70,6 +75,20 @@ def _carries_normals(mesh: pv.DataSet) -> bool:
     return isinstance(mesh, pv.PolyData) and mesh.point_data.active_normals is not None
 
 
+def _same_drawing(a: ActorSpec, b: ActorSpec) -> bool:
+    """Whether an actor added for `a` draws `b` once put back as added."""
+    return a.mesh is b.mesh and (
+        a.color,
+        a.rgb,
+        a.opacity,
+        a.show_edges,
+        a.edge_color,
+        a.line_width,
+        a.style,
+        a.pickable,
+    ) == (b.color, b.rgb, b.opacity, b.show_edges, b.edge_color, b.line_width, b.style, b.pickable)
+
+
 def _rgb(color: str) -> np.ndarray:
     return np.array(hex_rgb(color), float) / 255.0
 
@@ -86,16 +105,35 @@ class SceneRenderer:
         #: per actor, the opacity factor its pose asks for (a piece fading out); the
         #: inspector multiplies it into what it shows
         self.faded: dict[str, float] = {}
+        #: per actor, the matrix its pose last set, as (array, the vtkMatrix4x4, its mtime)
+        self._matrices: dict[str, tuple] = {}
+        self._added: dict[str, vtkProperty] = {}  # each actor's property as added
         self.step = 0.0
+        self.merge = StaticMerge(self)
 
     # -- building --------------------------------------------------------------------------
     def show(self, scene: Scene, step: float = 0.0, frame: bool = True) -> None:
-        """Replace whatever was shown by `scene` at `step`."""
-        self.clear()
+        """Replace whatever was shown by `scene` at `step`.
+
+        An actor of the old scene whose key and drawing (the same mesh object, colour, style)
+        the new one has again is kept, put back as it was added (another solution of the same
+        puzzle: its pieces' meshes are built once per puzzle), so no mesh is uploaded again."""
+        old_actors, old_specs = self.actors, self.specs
+        self.clear(keep=True)
         self.scene = scene
         for spec in scene.actors:
-            self.actors[spec.key] = self._add(spec)
+            actor = old_actors.pop(spec.key, None)
+            if actor is not None and _same_drawing(old_specs[spec.key], spec):
+                self._put_back(actor, spec)
+            else:
+                if actor is not None:
+                    self.plotter.remove_actor(actor, render=False)
+                actor = self._add(spec)
+            self.actors[spec.key] = actor
             self.specs[spec.key] = spec
+        for key, actor in old_actors.items():
+            self.plotter.remove_actor(actor, render=False)
+            self._added.pop(key, None)
         # VTK blends translucent geometry by order-independent transparency unless told not to:
         # two extra full-window passes (~35 ms a frame on llvmpipe) that only translucent
         # *surfaces* need. Faint guide lines blend correctly in any order. (Depth peeling, where
@@ -105,13 +143,18 @@ class SceneRenderer:
         if frame:
             self.frame_camera()
 
-    def clear(self) -> None:
-        for actor in self.actors.values():
-            self.plotter.remove_actor(actor, render=False)
-        self.actors.clear()
-        self.specs.clear()
+    def clear(self, keep: bool = False) -> None:
+        """Take the scene's actors off the plotter (`keep`: leave them to `show`)."""
+        self.merge.reset()
+        if not keep:
+            for actor in self.actors.values():
+                self.plotter.remove_actor(actor, render=False)
+            self._added.clear()
+        self.actors = {}
+        self.specs = {}
         self._emphasis.clear()
         self.faded.clear()
+        self._matrices.clear()
         self.scene = None
 
     def _add(self, spec: ActorSpec) -> pv.Actor:
@@ -142,7 +185,23 @@ class SceneRenderer:
         actor = self.plotter.add_mesh(spec.mesh, **kwargs)
         if not lines_only and _carries_normals(spec.mesh):
             actor.prop.interpolation = "gouraud"  # a round cell: its own normals, smooth
+        added = vtkProperty()
+        added.DeepCopy(actor.GetProperty())
+        self._added[spec.key] = added
         return actor
+
+    def _put_back(self, actor: pv.Actor, spec: ActorSpec) -> None:
+        """An actor kept for a new scene, as `_add` made it: whatever a pose, the inspector
+        or Play changed since (colour, edges, opacity, a cut, a matrix) is undone."""
+        actor.GetProperty().DeepCopy(self._added[spec.key])
+        actor.SetBackfaceProperty(None)
+        actor.SetUserMatrix(None)
+        actor.SetVisibility(True)
+        actor.SetPickable(spec.pickable)
+        mapper = actor.GetMapper()
+        mapper.RemoveAllClippingPlanes()
+        if mapper.GetInput() is not spec.mesh:
+            mapper.SetInputData(spec.mesh)
 
     # -- stepping --------------------------------------------------------------------------
     def apply(self, step: float) -> None:
@@ -156,7 +215,17 @@ class SceneRenderer:
                 self._set_pose(key, actor, pose)
 
     def _set_pose(self, key: str, actor: pv.Actor, pose: Pose) -> None:
-        actor.user_matrix = pose.matrix
+        # an actor that keeps its place is not touched (the merge keeps its batch); "its place"
+        # is the matrix this set, unless another hand (the inspector, Play) set one since
+        last = self._matrices.get(key)
+        current = actor.GetUserMatrix()
+        if (
+            last is None or last[1] is not current or last[2] != current.GetMTime()
+            or not np.array_equal(last[0], pose.matrix)
+        ):  # fmt: skip
+            actor.user_matrix = pose.matrix
+            current = actor.GetUserMatrix()
+            self._matrices[key] = (pose.matrix, current, current.GetMTime())
         actor.visibility = pose.visible
         if self.faded.get(key, 1.0) != pose.opacity:
             self.faded[key] = pose.opacity

@@ -38,6 +38,10 @@ class ActorSpec:
     role: Literal["piece", "guide", "board", "label"] = "piece"
     pickable: bool = False
     name: str = ""  # what the status bar calls it (a piece's name)
+    #: A closed solid, opaque as the scene shows it: its back faces never show, and where it
+    #: touches another such actor neither face does, so the renderer may draw it merged with
+    #: others that look alike, without those faces (viewer/static_merge.py).
+    closed: bool = False
 
 
 @dataclass(frozen=True)

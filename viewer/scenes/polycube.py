@@ -15,6 +15,8 @@ Search mode replays the exact-cover trace: the stack of placements standing afte
 from __future__ import annotations
 
 import math
+import weakref
+from collections.abc import Callable
 
 import numpy as np
 import pyvista as pv
@@ -141,6 +143,24 @@ def _fit(source: np.ndarray, target: np.ndarray) -> np.ndarray:
     return np.where(np.abs(m - whole) < 1e-9, whole, m)
 
 
+#: Meshes built for a puzzle, by its identity: every scene of the puzzle (each solution, the
+#: search trace) shows the same mesh objects, so the renderer keeps their actors from one scene
+#: to the next (`SceneRenderer.show`) instead of uploading them again.
+_MESHES: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def _puzzle_mesh(puzzle: PolycubePuzzle, name, make: Callable[[], pv.PolyData]) -> pv.PolyData:
+    entry = _MESHES.get(id(puzzle))
+    if entry is None or entry[0]() is not puzzle:
+        for key in [k for k, (ref, _) in _MESHES.items() if ref() is None]:
+            del _MESHES[key]
+        entry = _MESHES[id(puzzle)] = (weakref.ref(puzzle), {})
+    meshes = entry[1]
+    if name not in meshes:
+        meshes[name] = make()
+    return meshes[name]
+
+
 def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
     """One actor per piece instance (copies share their mesh)."""
     specs = []
@@ -148,10 +168,14 @@ def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
     edges = not is_round(puzzle.grid)  # a ball's triangles are no cell edges
     for t, piece in enumerate(puzzle.pieces):
         coloured = piece.coloured
-        mesh = (
-            voxel_coloured_mesh(piece, colors[t], palette)
-            if coloured
-            else piece_mesh(piece.cells, piece.grid)
+        mesh = _puzzle_mesh(
+            puzzle,
+            ("piece", t, colors[t] if coloured else ""),
+            lambda piece=piece, t=t, coloured=coloured: (
+                voxel_coloured_mesh(piece, colors[t], palette)
+                if coloured
+                else piece_mesh(piece.cells, piece.grid)
+            ),
         )
         for j in range(piece.copies):
             suffix = f"#{j + 1}" if piece.copies > 1 else ""
@@ -165,6 +189,7 @@ def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
                     role="piece",
                     pickable=True,
                     name=piece.name + suffix,
+                    closed=True,
                 )
             )
     return specs
@@ -173,13 +198,16 @@ def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
 def _outline(puzzle: PolycubePuzzle) -> ActorSpec:
     """The target's edges, faint (for balls, which have none: a dot at each centre)."""
     grid, cells = puzzle.grid, puzzle.target.cells
-    if is_round(grid):
-        mesh = pv.PolyData(view_centres(grid, cells))
-    else:
-        mesh = piece_mesh(cells, grid).extract_feature_edges(
+
+    def make() -> pv.PolyData:
+        if is_round(grid):
+            return pv.PolyData(view_centres(grid, cells))
+        return piece_mesh(cells, grid).extract_feature_edges(
             boundary_edges=False, feature_edges=True, manifold_edges=False,
             non_manifold_edges=False,
         )  # fmt: skip
+
+    mesh = _puzzle_mesh(puzzle, "outline", make)
     return ActorSpec(
         "target-outline", mesh, color="#5a6472", opacity=0.35, role="guide", line_width=1.0
     )
