@@ -1,5 +1,5 @@
-"""Pieces standing still are drawn merged by look, without the faces they hide
-(viewer/static_merge.py): the picture stays the same, the faces drawn drop, a step builds little,
+"""Pieces standing still are drawn merged by look, without the faces they hide (`StaticMerge`
+in viewer/render.py): the picture stays the same, the faces drawn drop, a step builds little,
 and every other part of the viewer sees the actors as before the render.
 
 All off screen (`export.open_plotter`), counted, never timed."""

@@ -3,20 +3,22 @@
 Actors are added once per scene; a step only changes the transforms, visibility and colours
 that differ from the step before, which is why stepping and animating cost a render and nothing
 else. At each render the pieces that stand still are drawn merged by look, without the faces
-they hide (`viewer.static_merge`), which is what makes an orbit of a 64-cube assembly cheap on
+they hide (`StaticMerge`, below), which is what makes an orbit of a 64-cube assembly cheap on
 software OpenGL. The camera is derived from the step as drawn (`viewer.framing`, the one
 framing of the window, the exports and the tests).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import pyvista as pv
-from vtkmodules.vtkRenderingCore import vtkProperty
+from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkRenderingCore import vtkActor, vtkMapper, vtkPolyDataMapper, vtkProp, vtkProperty
 
 from tessera.viewer import framing
 from tessera.viewer.scenes.base import ActorSpec, Pose, Scene, hex_rgb
-from tessera.viewer.static_merge import StaticMerge
 
 BACKGROUND_BOTTOM = "#f5f7fa"
 BACKGROUND_TOP = "#aebdd3"
@@ -321,3 +323,403 @@ class SceneRenderer:
             x, y = coordinate.GetComputedDoubleDisplayValue(renderer)
             out.append((height - y, x))
         return np.array(out)
+
+
+# -- pieces that stand still, merged (StaticMerge) ------------------------------------------
+# Pieces that stand still drawn as a few merged meshes, without the faces they hide.
+#
+# Software OpenGL (llvmpipe) spends an orbit frame shading faces, not managing actors: off screen
+# at the window's size, Bedlam's assembled cube (13 actors, 282 faces) drew in 35 ms; back faces
+# culled, 23 ms; also without the 186 faces where two pieces touch, never visible, 15 ms; merging
+# the 13 actors into one changed nothing more (benchmarks/bench_viewer.py --variants measures it
+# again). So at each render of a `SceneRenderer`'s plotter, the actors that may be merged are
+# drawn by merged stand-ins: each look's static pieces in one mesh (a few, see below), without
+# the faces two of them share, back faces culled.
+#
+# An actor may be merged when its spec says it is a closed solid (`ActorSpec.closed`) and it is
+# drawn plainly now: visible, opaque, unclipped, showing its own mesh. Actors that look alike
+# (the same property: colour, edges, line width, lighting, interpolation) share a stand-in,
+# which copies that property and the mapper's colouring, so the picture is the same pixel for
+# pixel: a dimmed piece, the active one (thicker edges), the inspector's highlighted piece each
+# have their own.
+#
+# The swap lasts exactly one render: the render window's StartEvent shows the stand-ins and hides
+# the actors they stand for, its EndEvent puts everything back. Everything else (the inspector,
+# picking, framing, Play and Design) sees the actors as the renderer and the inspector left them,
+# and what the inspector changes (explode, ghosts, a layer cut, a selection) is seen at the next
+# render, which merges what still qualifies. A hardware selection render is left alone.
+#
+# Stepping redraws only what changed: a look's stand-in is a stack of batches. A batch stays as
+# long as its members and the pieces whose touching faces it left out (its partners) are where
+# and as they were; members that left or changed dissolve their batch, and the loose members of
+# a look form one new batch, so a step builds a batch of the piece or two that changed, not the
+# whole assembly. Batches merge like a binary counter (the newest with the one before when it is
+# at least half as large): at most about log2(n) per look, and a piece is re-merged about
+# log2(n) times over a replay.
+
+#: Faces are matched on their corners, rounded to 1/QUANTUM of a unit: touching cells share
+#: their corners exactly up to floating-point noise far below this.
+QUANTUM = 4096.0
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], np.uint64)
+
+
+@dataclass
+class _Piece:
+    """One mergeable actor as it is drawn now: its mesh in world space, faces keyed."""
+
+    signature: tuple
+    look: tuple
+    points: np.ndarray  # (P, 3) world
+    normals: np.ndarray | None  # (P, 3) world, for meshes shaded with their own normals
+    offsets: np.ndarray  # (F + 1,) into connectivity
+    connectivity: np.ndarray  # point indices, each face wound outwards in world space
+    keys: np.ndarray  # (F,) uint64: the face's corner set
+    rgb: np.ndarray | None  # (F, 3) uint8 face colours, for actors coloured by them
+
+
+@dataclass
+class _Batch:
+    members: dict[str, tuple]  # key -> signature
+    partners: dict[str, tuple]  # pieces whose shared faces it left out -> signature
+    actor: vtkActor
+    faces: int = 0
+
+
+@dataclass
+class _Look:
+    batches: list[_Batch] = field(default_factory=list)
+
+
+class StaticMerge:
+    """Stands in for the plainly drawn closed actors of `renderer` during each render."""
+
+    MAX_FACES = 400_000  # beyond this many faces in all, nothing is merged (upload cost)
+
+    def __init__(self, renderer: SceneRenderer) -> None:
+        self.renderer = renderer
+        self.enabled = True
+        self.builds = 0  # batches built (tests count them: a step builds few)
+        self._looks: dict[tuple, _Look] = {}
+        #: per key: the actor's modification stamps when last examined, and what it was then
+        #: (None: not mergeable), so an unchanged actor costs four calls a render
+        self._seen: dict[str, tuple[tuple, _Piece | None]] = {}
+        self._swapped: list[tuple[vtkProp, bool]] = []
+        self._members: list[str] = []
+        window = getattr(renderer.plotter, "ren_win", None)
+        if window is not None:
+            window.AddObserver("StartEvent", self._before)
+            window.AddObserver("EndEvent", self._after)
+
+    # -- the scene changes ----------------------------------------------------------------------
+    def reset(self) -> None:
+        """A new scene (or none): drop every stand-in."""
+        self._restore()
+        vtk_renderer = self.renderer.plotter.renderer
+        for look in self._looks.values():
+            for batch in look.batches:
+                vtk_renderer.RemoveActor(batch.actor)
+        self._looks.clear()
+        self._seen.clear()
+
+    @property
+    def stand_ins(self) -> int:
+        """How many merged actors there are now (each drawn in place of several)."""
+        return sum(len(look.batches) for look in self._looks.values())
+
+    @property
+    def merged(self) -> int:
+        """How many actors the stand-ins drew in the last render."""
+        return sum(len(b.members) for look in self._looks.values() for b in look.batches)
+
+    # -- each render ----------------------------------------------------------------------------
+    def _before(self, *_args) -> None:
+        if self._swapped:  # a render inside a render: the swap of the outer one holds
+            return
+        vtk_renderer = self.renderer.plotter.renderer
+        if not self.enabled or vtk_renderer.GetSelector() is not None:
+            return
+        pieces = self._current()
+        if sum(len(p.keys) for p in pieces.values()) > self.MAX_FACES:
+            pieces = {}
+        self._update(pieces)
+        actors = self.renderer.actors
+        for look in self._looks.values():
+            for batch in look.batches:
+                batch.actor.SetVisibility(True)
+                self._swapped.append((batch.actor, False))
+                for key in batch.members:
+                    actors[key].SetVisibility(False)
+                    self._swapped.append((actors[key], True))
+                    self._members.append(key)
+
+    def _after(self, *_args) -> None:
+        self._restore()
+
+    def _restore(self) -> None:
+        swapped, self._swapped = self._swapped, []
+        for prop, visible in swapped:
+            prop.SetVisibility(visible)
+        members, self._members = self._members, []
+        for key in members:  # hidden and shown again: as they were, whatever the stamps say
+            seen, actor = self._seen.get(key), self.renderer.actors.get(key)
+            if seen is not None and actor is not None:
+                self._seen[key] = (_stamp(actor, self.renderer.specs[key].mesh), seen[1])
+
+    # -- which actors, and as what ------------------------------------------------------------
+    def _current(self) -> dict[str, _Piece]:
+        """The actors that may be merged now, each as a `_Piece` (cached while unchanged)."""
+        out: dict[str, _Piece] = {}
+        seen: dict[str, tuple[tuple, _Piece | None]] = {}
+        for key, spec in self.renderer.specs.items():
+            if not spec.closed or spec.opacity < 1.0:
+                continue
+            actor = self.renderer.actors.get(key)
+            if actor is None:
+                continue
+            stamp = _stamp(actor, spec.mesh)
+            before = self._seen.get(key)
+            if before is not None and before[0] == stamp:
+                piece = before[1]
+            else:
+                piece = _examine(actor, spec, before[1] if before else None)
+            seen[key] = (stamp, piece)
+            if piece is not None:
+                out[key] = piece
+        self._seen = seen
+        return out
+
+    def _update(self, pieces: dict[str, _Piece]) -> None:
+        """Keep the batches that still hold; merge the loose pieces of each look anew."""
+        signatures = {k: p.signature for k, p in pieces.items()}
+        by_look: dict[tuple, list[str]] = {}
+        for key, piece in pieces.items():
+            by_look.setdefault(piece.look, []).append(key)
+        vtk_renderer = self.renderer.plotter.renderer
+        for look_key in [k for k in self._looks if k not in by_look]:
+            for batch in self._looks.pop(look_key).batches:
+                vtk_renderer.RemoveActor(batch.actor)
+        index: _KeyIndex | None = None
+        for look_key, keys in by_look.items():
+            look = self._looks.setdefault(look_key, _Look())
+            kept = []
+            for batch in look.batches:
+                if all(signatures.get(k) == s for k, s in batch.members.items()) and all(
+                    signatures.get(k) == s for k, s in batch.partners.items()
+                ):
+                    kept.append(batch)
+                else:
+                    vtk_renderer.RemoveActor(batch.actor)
+            look.batches = kept
+            covered = {k for batch in kept for k in batch.members}
+            loose = [k for k in keys if k not in covered]
+            if not loose:
+                continue
+            index = index or _KeyIndex(pieces)
+            look.batches.append(self._batch(loose, pieces, index))
+            while len(look.batches) > 1 and 2 * look.batches[-1].faces >= look.batches[-2].faces:
+                top, below = look.batches.pop(), look.batches.pop()
+                for batch in (top, below):
+                    vtk_renderer.RemoveActor(batch.actor)
+                keys_both = [*below.members, *top.members]
+                look.batches.append(self._batch(keys_both, pieces, index))
+
+    def _batch(self, keys: list[str], pieces: dict[str, _Piece], index: _KeyIndex) -> _Batch:
+        """One stand-in for `keys`, without the faces they share with any mergeable piece."""
+        self.builds += 1
+        points, normals, sizes, connectivity, rgb = [], [], [], [], []
+        partners: set[str] = set()
+        base = 0
+        for key in keys:
+            piece = pieces[key]
+            hidden = index.shared(piece.keys)
+            if hidden.any():
+                partners |= index.owners(piece.keys[hidden])
+            keep = ~hidden
+            kept_sizes = np.diff(piece.offsets)[keep]
+            connectivity.append(
+                piece.connectivity[_ranges(piece.offsets[:-1][keep], kept_sizes)] + base
+            )
+            sizes.append(kept_sizes)
+            points.append(piece.points)
+            if piece.normals is not None:
+                normals.append(piece.normals)
+            if piece.rgb is not None:
+                rgb.append(piece.rgb[keep])
+            base += len(piece.points)
+        all_sizes = np.concatenate(sizes)
+        offsets = np.zeros(len(all_sizes) + 1, np.int64)
+        np.cumsum(all_sizes, out=offsets[1:])
+        mesh = pv.PolyData()  # not PolyData(points): that adds a vertex cell per point
+        mesh.points = np.concatenate(points)
+        mesh.polys = pv.CellArray.from_arrays(offsets, np.concatenate(connectivity))
+        if normals and len(normals) == len(keys):
+            mesh.point_data["Normals"] = np.concatenate(normals)
+            mesh.point_data.active_normals_name = "Normals"
+        if rgb and len(rgb) == len(keys):
+            mesh.cell_data["rgb"] = np.concatenate(rgb)
+        actor = _stand_in(self.renderer.actors[keys[0]], mesh)
+        self.renderer.plotter.renderer.AddActor(actor)
+        members = {k: pieces[k].signature for k in keys}
+        others = {k: pieces[k].signature for k in partners if k not in members}
+        return _Batch(members, others, actor, len(all_sizes))
+
+
+class _KeyIndex:
+    """Every mergeable piece's face keys, sorted, with their owners: which faces two pieces
+    share, and whose they are."""
+
+    def __init__(self, pieces: dict[str, _Piece]) -> None:
+        self.names = list(pieces)
+        keys = [p.keys for p in pieces.values()]
+        all_keys = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
+        owner = np.repeat(np.arange(len(keys)), [len(k) for k in keys])
+        order = np.argsort(all_keys, kind="stable")
+        self.keys, self.owner = all_keys[order], owner[order]
+        unique, counts = np.unique(self.keys, return_counts=True)
+        self._shared = unique[counts > 1]
+
+    def shared(self, keys: np.ndarray) -> np.ndarray:
+        """Per key: is that face held by two pieces or more (hidden between them)?"""
+        return np.isin(keys, self._shared)
+
+    def owners(self, keys: np.ndarray) -> set[str]:
+        lo = np.searchsorted(self.keys, keys, side="left")
+        hi = np.searchsorted(self.keys, keys, side="right")
+        found = self.owner[_ranges(lo, hi - lo)]
+        return {self.names[i] for i in np.unique(found)}
+
+
+def _ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The concatenated ranges starts[i] .. starts[i] + sizes[i] - 1."""
+    sizes = np.asarray(sizes, np.int64)
+    if not len(sizes):
+        return np.zeros(0, np.int64)
+    before = np.zeros(len(sizes), np.int64)
+    np.cumsum(sizes[:-1], out=before[1:])
+    return np.repeat(np.asarray(starts, np.int64) - before, sizes) + np.arange(int(sizes.sum()))
+
+
+def _stamp(actor: vtkActor, mesh) -> tuple:
+    """What changes when anything about how the actor is drawn changes."""
+    mapper = actor.GetMapper()
+    return (
+        actor.GetMTime(), actor.GetProperty().GetMTime(),
+        mapper.GetMTime() if mapper is not None else 0,
+        id(mapper.GetInput()) if mapper is not None else 0, mesh.GetMTime(),
+    )  # fmt: skip
+
+
+def _examine(actor: vtkActor, spec, before: _Piece | None) -> _Piece | None:
+    """The actor as a `_Piece` if it may be merged now (`before`, if it is still that)."""
+    if not actor.GetVisibility():
+        return None
+    prop, mapper = actor.GetProperty(), actor.GetMapper()
+    if prop.GetOpacity() < 1.0 or mapper is None or mapper.GetInput() is not spec.mesh:
+        return None
+    planes = mapper.GetClippingPlanes()
+    if planes is not None and planes.GetNumberOfItems():
+        return None
+    matrix = _matrix(actor)
+    look = _look_of(prop, mapper)
+    signature = (matrix.tobytes(), look, id(spec.mesh), spec.mesh.GetMTime())
+    if before is not None and before.signature == signature:
+        return before
+    return _piece(spec.mesh, matrix, signature, look, spec.rgb)
+
+
+# -- geometry -------------------------------------------------------------------------------------
+def _matrix(actor: vtkActor) -> np.ndarray:
+    m = actor.GetMatrix()
+    return np.array([[m.GetElement(i, j) for j in range(4)] for i in range(4)])
+
+
+def _look_of(prop: vtkProperty, mapper: vtkMapper) -> tuple:
+    """Everything of an actor's property and colouring that shows in the picture."""
+    return (
+        prop.GetColor(), prop.GetAmbientColor(), prop.GetDiffuseColor(),
+        prop.GetSpecularColor(), prop.GetAmbient(), prop.GetDiffuse(), prop.GetSpecular(),
+        prop.GetSpecularPower(), prop.GetEdgeVisibility(), prop.GetEdgeColor(),
+        prop.GetLineWidth(), prop.GetInterpolation(), prop.GetRepresentation(),
+        prop.GetLighting(), prop.GetBackfaceCulling(), prop.GetFrontfaceCulling(),
+        mapper.GetScalarVisibility(), mapper.GetScalarMode(), mapper.GetColorMode(),
+        mapper.GetArrayName(),
+    )  # fmt: skip
+
+
+def _piece(
+    mesh: pv.DataSet, matrix: np.ndarray, signature: tuple, look: tuple, rgb: bool
+) -> _Piece | None:
+    """The mesh as `matrix` places it, faces keyed by their corners, or None when it is not a
+    plain polygon mesh."""
+    if not isinstance(mesh, pv.PolyData) or mesh.n_lines or mesh.n_strips or mesh.n_verts:
+        return None
+    polys = mesh.GetPolys()
+    offsets = vtk_to_numpy(polys.GetOffsetsArray()).astype(np.int64)
+    connectivity = vtk_to_numpy(polys.GetConnectivityArray()).astype(np.int64)
+    if len(offsets) < 2:
+        return None
+    rotation, shift = matrix[:3, :3], matrix[:3, 3]
+    points = np.asarray(mesh.points, float) @ rotation.T + shift
+    normals = None
+    if mesh.point_data.active_normals is not None:
+        normals = np.asarray(mesh.point_data.active_normals, float) @ rotation.T
+        normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
+    if np.linalg.det(rotation) < 0:  # a mirror image: wind every face the other way round
+        connectivity = _reversed_faces(offsets, connectivity)
+    colours = None
+    if rgb:
+        if "rgb" not in mesh.cell_data:
+            return None
+        colours = np.asarray(mesh.cell_data["rgb"], np.uint8)
+    keys = _face_keys(points, offsets, connectivity)
+    return _Piece(signature, look, points, normals, offsets, connectivity, keys, colours)
+
+
+def _reversed_faces(offsets: np.ndarray, connectivity: np.ndarray) -> np.ndarray:
+    sizes = np.diff(offsets)
+    face = np.repeat(np.arange(len(sizes)), sizes)
+    position = np.arange(len(connectivity)) - offsets[face]
+    return connectivity[offsets[face] + sizes[face] - 1 - position]
+
+
+def _face_keys(points: np.ndarray, offsets: np.ndarray, connectivity: np.ndarray) -> np.ndarray:
+    """Per face a 64-bit key of its set of corners: two faces get one key exactly when they
+    have the same corners (whatever their order), as where two cells touch."""
+    q = np.round(points * QUANTUM).astype(np.int64).view(np.uint64)
+    corner = _mix((q * _MIX).sum(axis=1, dtype=np.uint64))
+    sizes = np.diff(offsets)
+    keys = np.zeros(len(sizes), np.uint64)
+    for size in np.unique(sizes):
+        faces = np.flatnonzero(sizes == size)
+        index = offsets[faces][:, None] + np.arange(size)
+        ordered = np.sort(corner[connectivity[index]], axis=1)
+        key = np.full(len(faces), np.uint64(size))
+        for column in range(size):
+            key = _mix(key ^ ordered[:, column])
+        keys[faces] = key
+    return keys
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: every bit of the input reaches every bit of the output."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def _stand_in(model: vtkActor, mesh: pv.PolyData) -> vtkActor:
+    """An actor drawing `mesh` exactly as `model` draws its own, back faces culled."""
+    source = model.GetMapper()
+    mapper = vtkPolyDataMapper()  # not pyvista's mapper: its lookup table costs 2 ms
+    mapper.ShallowCopy(source)
+    mapper.SetInputData(mesh)
+    if source.GetScalarVisibility() and source.GetArrayName():
+        mesh.cell_data.active_scalars_name = source.GetArrayName()
+    actor = vtkActor()
+    actor.SetMapper(mapper)
+    actor.GetProperty().DeepCopy(model.GetProperty())
+    actor.GetProperty().SetBackfaceCulling(True)
+    actor.PickableOff()
+    actor.SetVisibility(False)
+    return actor

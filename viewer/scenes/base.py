@@ -40,7 +40,7 @@ class ActorSpec:
     name: str = ""  # what the status bar calls it (a piece's name)
     #: A closed solid, opaque as the scene shows it: its back faces never show, and where it
     #: touches another such actor neither face does, so the renderer may draw it merged with
-    #: others that look alike, without those faces (viewer/static_merge.py).
+    #: others that look alike, without those faces (`viewer.render.StaticMerge`).
     closed: bool = False
 
 
