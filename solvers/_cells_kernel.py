@@ -193,8 +193,10 @@ def _pick(active, where, n_active, n_primary, size, mult, count, low, has_low):
 
 
 @njit(cache=True, inline="always")
-def _log(ev_kind, ev_row, ev_depth, tpos, what, row, depth):
-    """Append one trace event; returns the next free slot."""
+def _log(tracing, ev_kind, ev_row, ev_depth, tpos, what, row, depth):
+    """Append one trace event when tracing; returns the next free slot."""
+    if not tracing:
+        return tpos
     ev_kind[tpos] = what
     ev_row[tpos] = row
     ev_depth[tpos] = depth
@@ -392,10 +394,12 @@ def _live_count(i, cutoff, depth, live, item_bits, words, n_words_at):
 
 
 @njit(cache=True, inline="always")
-def _pick_bits(depth, active, where, n_active, n_primary, mult, count, low, has_low, live,
-               item_bits, words, n_words_at):  # fmt: skip
-    """`_pick` on bitsets: (item, verdict, its number of live options). An item's options are
-    counted only while it can still beat the best so far."""
+def _pick_bits(depth, n_active, n_primary, items, low, has_low, bits):
+    """`_pick` on bitsets: (item, verdict, its number of live options), after the level's word
+    list is made. An item's options are counted only while it can still beat the best."""
+    active, where, mult, count = items
+    item_bits, live, _, words, n_words_at = bits
+    _live_words(depth, live, words, n_words_at)
     best = -1
     best_len = 1 << 62
     multi = -1
@@ -431,11 +435,12 @@ def _pick_bits(depth, active, where, n_active, n_primary, mult, count, low, has_
 
 
 @njit(cache=True, inline="always")
-def _open_level_bits(i, verdict, n, depth, osp, n_active, active, where, count, item_at, kind,
-                     ostart, oend, oidx, ostack, saved_count, saved_active, has_multi, live,
-                     item_bits, saved_live, words, n_words_at):  # fmt: skip
+def _open_level_bits(i, verdict, n, depth, osp, n_active, items, levels, has_multi, bits):
     """`_open_level` on bitsets: an exactly-once item leaves the active set (its options die
     with the option chosen, which covers it); its n live options go on the option stack."""
+    active, where, _, count = items
+    item_at, kind, ostart, oend, oidx, ostack, saved_count, saved_active = levels
+    item_bits, live, saved_live, words, n_words_at = bits
     kind[depth] = verdict
     item_at[depth] = i
     if verdict == EXACT:
@@ -462,8 +467,9 @@ def _open_level_bits(i, verdict, n, depth, osp, n_active, active, where, count, 
 
 
 @njit(cache=True, inline="always")
-def _restore_bits(depth, count, saved_count, saved_active, has_multi, live, saved_live, words,
-                  n_words_at):  # fmt: skip
+def _restore_bits(depth, count, saved_count, saved_active, has_multi, bits):
+    """Back to the level's saved live words (and counts); returns its number of active items."""
+    _, live, saved_live, words, n_words_at = bits
     for q in range(n_words_at[depth]):
         w = words[depth, q]
         live[w] = saved_live[depth, w]
@@ -481,11 +487,12 @@ def _kill(j, depth, live, item_bits, words, n_words_at):
 
 
 @njit(cache=True, inline="always")
-def _place_bits(o, verdict, depth, n_active, opt_ptr, opt_items, active, where, count, mult,
-                live, item_bits, words, n_words_at):  # fmt: skip
+def _place_bits(o, verdict, depth, n_active, opt_ptr, opt_items, items, bits):
     """`_place` on bitsets: the items option o fills up leave the active set and every option
     on them dies (the level's branching item, already inactive, included). An item left with
-    no option is found by the next level's pick. Returns n_active."""
+    no option is found by the next level's pick, so this never fails: (n_active, True)."""
+    active, where, mult, count = items
+    item_bits, live, _, words, n_words_at = bits
     if verdict == MULTI:
         live[o >> 6] &= ~(np.uint64(1) << np.uint64(o & 63))
     for k in range(opt_ptr[o], opt_ptr[o + 1]):
@@ -501,32 +508,104 @@ def _place_bits(o, verdict, depth, n_active, opt_ptr, opt_items, active, where, 
     for q in range(n):
         words[depth + 1, q] = words[depth, q]
     n_words_at[depth + 1] = n
+    return n_active, True
+
+
+# -- the state machine's steps, one of each per way of holding the live options: `run` calls
+# the bitset steps when `sets` is None, so numba drops the sparse-set ones from that compile
+# (a branch on whether an argument is None is decided before typing, and before the steps are
+# inlined): a fresh install compiles the bitset machine alone in 1.8 s of CPU, where both ways
+# in one took 3.2 s. With sparse sets, `bits` holds placeholders and both ways are compiled.
+# `items` is (active, where, mult, count); `levels` is (item_at, kind, ostart, oend, oidx,
+# ostack, saved_count, saved_active).
+
+
+@njit(cache=True, inline="always")
+def _choose_sets(n_active, n_primary, items, low, has_low, sets):
+    active, where, mult, count = items
+    size = sets[1]
+    i, verdict = _pick(active, where, n_active, n_primary, size, mult, count, low, has_low)
+    return i, verdict, size[i] if i >= 0 else 0
+
+
+@njit(cache=True, inline="always")
+def _open_sets(i, verdict, depth, osp, n_active, opt_ptr, opt_items, n_primary, items, levels,
+               has_multi, sets):  # fmt: skip
+    active, where, _, count = items
+    item_at, kind, ostart, oend, oidx, ostack, saved_count, saved_active = levels
+    node_opt, size, start, members, loc, saved_size = sets
+    return _open_level(i, verdict, depth, osp, n_active, opt_ptr, opt_items, n_primary,
+                       node_opt, size, start, members, loc, active, where, count, item_at, kind,
+                       ostart, oend, oidx, ostack, saved_size, saved_count, saved_active,
+                       has_multi)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _left_bits(i, depth, count, bits):
+    """How many live options a multi item still has (counted up to its count)."""
+    item_bits, live, _, words, n_words_at = bits
+    return _live_count(i, count[i], depth, live, item_bits, words, n_words_at)
+
+
+@njit(cache=True, inline="always")
+def _place_sets(o, verdict, n_active, opt_ptr, opt_items, n_primary, items, sets):
+    active, where, mult, count = items
+    node_opt, size, start, members, loc, _ = sets
+    return _place(o, verdict, n_active, opt_ptr, opt_items, n_primary, node_opt, size, start,
+                  members, loc, active, where, count, mult)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _exclude_bits(o, depth, count, saved_count, saved_active, has_multi, bits):
+    """After option o of a multi item's level: its later siblings must not use o again, so o
+    leaves the level's saved state. Returns the level's number of active items."""
+    n_active = _restore_bits(depth, count, saved_count, saved_active, has_multi, bits)
+    live, saved_live = bits[1], bits[2]
+    bit = ~(np.uint64(1) << np.uint64(o & 63))
+    live[o >> 6] &= bit
+    saved_live[depth, o >> 6] &= bit
     return n_active
+
+
+@njit(cache=True, inline="always")
+def _exclude_sets(o, depth, opt_ptr, opt_items, where, count, saved_count, saved_active,
+                  has_multi, sets):  # fmt: skip
+    node_opt, size, start, members, loc, saved_size = sets
+    return _tweak(o, depth, opt_ptr, opt_items, size, start, members, loc, where, count,
+                  saved_size, saved_count, saved_active, has_multi)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _load(st):
+    """The machine's scalars: state, depth, option stack top, trace position, active items."""
+    return st[S_STATE], st[S_DEPTH], st[S_OSP], st[S_TPOS], st[S_ACTIVE]
+
+
+@njit(cache=True, inline="always")
+def _store(st, state, depth, osp, tpos, n_active):
+    st[S_STATE] = state
+    st[S_DEPTH] = depth
+    st[S_OSP] = osp
+    st[S_TPOS] = tpos
+    st[S_ACTIVE] = n_active
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def run(
-    opt_ptr, opt_items, n_primary, node_opt, size, start, members, loc, active, where, count,
-    mult, low, st, item_at, kind, ostart, oend, oidx, chosen, saved_size, saved_count,
-    saved_active, ostack, ev_kind, ev_row, ev_depth, max_nodes, count_only, tracing, has_multi,
-    has_low, item_bits, live, saved_live, words, n_words_at,
+    opt_ptr, opt_items, n_primary, active, where, count, mult, low, st, item_at, kind, ostart,
+    oend, oidx, chosen, saved_count, saved_active, ostack, ev_kind, ev_row, ev_depth, max_nodes,
+    count_only, tracing, has_multi, has_low, sets, bits,
 ):  # fmt: skip
     """Advance the search until a solution (unless counting), the node budget, the trace
-    buffer filling up, or the end. Returns one of the R_* codes.
-
-    The live options are the sparse sets (`build`; `item_bits` is None) or, when `size` is
-    None, the bitset `live` (`build_bits`). Each way is a compiled version of its own: numba
-    drops the branches of the other way before typing them (a branch on whether an argument
-    is None), so a fresh install compiles only the way its first search uses (measured: 1.6
-    s of CPU for the bitsets alone, 3.2 s for both in one)."""
-    state = st[S_STATE]
-    depth = st[S_DEPTH]
-    osp = st[S_OSP]
-    tpos = st[S_TPOS]
-    n_active = st[S_ACTIVE]
+    buffer filling up, or the end. Returns one of the R_* codes. The live options are the
+    sparse sets (`sets`, from `build`) or, when `sets` is None, the bitsets (`bits`, from
+    `build_bits`; placeholders otherwise): see the steps above."""
+    state, depth, osp, tpos, n_active = _load(st)
     budget = max_nodes
     cap = ev_kind.shape[0]
     result = R_DONE
+    items = (active, where, mult, count)
+    levels = (item_at, kind, ostart, oend, oidx, ostack, saved_count, saved_active)
     while True:
         if tracing and tpos + 3 >= cap:
             result = R_TRACE_FULL
@@ -536,24 +615,15 @@ def run(
                 result = R_BUDGET
                 break
             budget -= 1
-            i, verdict, n = -1, DEAD, 0
-            if size is None:
-                if item_bits is not None:
-                    _live_words(depth, live, words, n_words_at)
-                    i, verdict, n = _pick_bits(
-                        depth, active, where, n_active, n_primary, mult, count, low, has_low,
-                        live, item_bits, words, n_words_at,
-                    )  # fmt: skip
+            if sets is None:
+                i, verdict, n = _pick_bits(depth, n_active, n_primary, items, low, has_low, bits)
             else:
-                i, verdict = _pick(active, where, n_active, n_primary, size, mult, count, low,
-                                   has_low)  # fmt: skip
-                n = size[i] if i >= 0 else 0
+                i, verdict, n = _choose_sets(n_active, n_primary, items, low, has_low, sets)
             if verdict == DEAD:
                 state = BACKTRACK
             elif verdict == COVERED:
                 st[S_FOUND] += 1
-                if tracing:
-                    tpos = _log(ev_kind, ev_row, ev_depth, tpos, E_SOLUTION, -1, depth)
+                tpos = _log(tracing, ev_kind, ev_row, ev_depth, tpos, E_SOLUTION, -1, depth)
                 state = BACKTRACK
                 if not count_only:
                     result = R_SOLUTION
@@ -561,103 +631,63 @@ def run(
             elif osp + n > ostack.shape[0]:
                 result = R_OVERFLOW
                 break
-            elif size is None:
-                if item_bits is not None:
-                    n_active, osp = _open_level_bits(
-                        i, verdict, n, depth, osp, n_active, active, where, count, item_at,
-                        kind, ostart, oend, oidx, ostack, saved_count, saved_active, has_multi,
-                        live, item_bits, saved_live, words, n_words_at,
-                    )  # fmt: skip
+            elif sets is None:
+                n_active, osp = _open_level_bits(i, verdict, n, depth, osp, n_active, items,
+                                                 levels, has_multi, bits)  # fmt: skip
                 state = TRY
             else:
-                n_active, osp = _open_level(
-                    i, verdict, depth, osp, n_active, opt_ptr, opt_items, n_primary, node_opt,
-                    size, start, members, loc, active, where, count, item_at, kind, ostart,
-                    oend, oidx, ostack, saved_size, saved_count, saved_active, has_multi,
-                )  # fmt: skip
+                n_active, osp = _open_sets(i, verdict, depth, osp, n_active, opt_ptr, opt_items,
+                                           n_primary, items, levels, has_multi, sets)  # fmt: skip
                 state = TRY
         elif state == TRY:
             if oidx[depth] == oend[depth]:
                 osp = ostart[depth]
                 state = BACKTRACK
                 continue
-            if oidx[depth] != ostart[depth] or kind[depth] == MULTI:
-                # back to the level's state (the first option finds it untouched)
-                if size is None:
-                    if item_bits is not None:
-                        n_active = _restore_bits(depth, count, saved_count, saved_active,
-                                                 has_multi, live, saved_live, words,
-                                                 n_words_at)  # fmt: skip
+            if oidx[depth] != ostart[depth] or kind[depth] == MULTI:  # the first finds it as is
+                if sets is None:
+                    n_active = _restore_bits(depth, count, saved_count, saved_active, has_multi,
+                                             bits)  # fmt: skip
                 else:
-                    n_active = _restore(depth, size, count, saved_size, saved_count,
+                    n_active = _restore(depth, sets[1], count, sets[5], saved_count,
                                         saved_active, has_multi)  # fmt: skip
             i = item_at[depth]
             if kind[depth] == MULTI:
-                left = count[i]
-                if size is None:
-                    if item_bits is not None:
-                        left = _live_count(i, count[i], depth, live, item_bits, words,
-                                           n_words_at)  # fmt: skip
-                else:
-                    left = size[i]
+                left = _left_bits(i, depth, count, bits) if sets is None else sets[1][i]
                 if left < count[i]:
                     oidx[depth] = oend[depth]
                     continue
             o = ostack[oidx[depth]]
             chosen[depth] = o
-            if tracing:
-                tpos = _log(ev_kind, ev_row, ev_depth, tpos, E_PLACE, o, depth)
-            ok = True
-            if size is None:
-                if item_bits is not None:
-                    n_active = _place_bits(
-                        o, kind[depth], depth, n_active, opt_ptr, opt_items, active, where,
-                        count, mult, live, item_bits, words, n_words_at,
-                    )  # fmt: skip
+            tpos = _log(tracing, ev_kind, ev_row, ev_depth, tpos, E_PLACE, o, depth)
+            if sets is None:
+                n_active, ok = _place_bits(o, kind[depth], depth, n_active, opt_ptr, opt_items,
+                                           items, bits)  # fmt: skip
             else:
-                n_active, ok = _place(
-                    o, kind[depth], n_active, opt_ptr, opt_items, n_primary, node_opt, size,
-                    start, members, loc, active, where, count, mult,
-                )  # fmt: skip
-            if ok:
-                depth += 1
-                state = ENTER
-            else:
-                state = NEXT
+                n_active, ok = _place_sets(o, kind[depth], n_active, opt_ptr, opt_items,
+                                           n_primary, items, sets)  # fmt: skip
+            depth, state = (depth + 1, ENTER) if ok else (depth, NEXT)
         elif state == NEXT:
             o = chosen[depth]
-            if tracing:
-                tpos = _log(ev_kind, ev_row, ev_depth, tpos, E_REMOVE, o, depth)
+            tpos = _log(tracing, ev_kind, ev_row, ev_depth, tpos, E_REMOVE, o, depth)
             if kind[depth] == MULTI:
-                if size is None:
-                    if item_bits is not None:
-                        # later siblings must not use o again: o leaves the level's saved state
-                        n_active = _restore_bits(depth, count, saved_count, saved_active,
-                                                 has_multi, live, saved_live, words,
-                                                 n_words_at)  # fmt: skip
-                        bit = ~(np.uint64(1) << np.uint64(o & 63))
-                        live[o >> 6] &= bit
-                        saved_live[depth, o >> 6] &= bit
+                if sets is None:
+                    n_active = _exclude_bits(o, depth, count, saved_count, saved_active,
+                                             has_multi, bits)  # fmt: skip
                 else:
-                    n_active = _tweak(
-                        o, depth, opt_ptr, opt_items, size, start, members, loc, where, count,
-                        saved_size, saved_count, saved_active, has_multi,
-                    )  # fmt: skip
+                    n_active = _exclude_sets(o, depth, opt_ptr, opt_items, where, count,
+                                             saved_count, saved_active, has_multi,
+                                             sets)  # fmt: skip
             oidx[depth] += 1
             state = TRY
         elif state == BACKTRACK:
             depth -= 1
             if depth < 0:
-                state = DONE
-                depth = 0
+                state, depth = DONE, 0
                 break
             state = NEXT
         else:  # DONE
             break
-    st[S_STATE] = state
-    st[S_DEPTH] = depth
-    st[S_OSP] = osp
-    st[S_TPOS] = tpos
-    st[S_ACTIVE] = n_active
+    _store(st, state, depth, osp, tpos, n_active)
     st[S_NODES] += max_nodes - budget
     return result

@@ -154,26 +154,21 @@ class ExactCoverSearch(Search):
                 n_words <= K.BITS_MAX_WORDS
                 and (n_items + 2 * depth_cap + 1) * n_words * 8 <= K.BITS_MAX_BYTES
             )
-        # the kernel's two ways of holding the live options: the other way's arrays are
-        # placeholders, and its mark (sizes or item bitsets) None
+        # the kernel's two ways of holding the live options: sparse sets are None when the
+        # bitsets are used, and bitsets placeholders when the sparse sets are
         if self._bits:
-            unused = np.zeros(1, np.uint32)
-            active = np.arange(problem.n_columns, dtype=np.uint32)
-            where = np.arange(problem.n_columns, dtype=np.int64)
-            count = mult.astype(np.int64).copy()
-            self._sets = (unused, None, unused, unused, unused, active, where, count)
+            self._sets = None
             self._bitsets = K.build_bits(n_items, *self._matrix[:2], depth_cap)
-            self._saved_size = np.zeros((1, 1), np.uint32)
-        else:
-            self._sets = K.build(problem.n_columns, *self._matrix[:2], mult)
-            self._bitsets = (
-                None,
-                np.zeros(1, np.uint64),
-                np.zeros((1, 1), np.uint64),
-                np.zeros((1, 1), np.uint32),
-                np.zeros(1, np.int64),
+            self._active = (
+                np.arange(problem.n_columns, dtype=np.uint32),
+                np.arange(problem.n_columns, dtype=np.int64),
+                mult.astype(np.int64).copy(),
             )
-            self._saved_size = np.zeros((depth_cap, n_items), np.uint32)
+        else:
+            sets = K.build(problem.n_columns, *self._matrix[:2], mult)
+            self._sets = (*sets[:5], np.zeros((depth_cap, n_items), np.uint32))
+            self._bitsets = K.build_bits(1, np.zeros(1, np.uint32), np.zeros(0, np.uint32), 1)
+            self._active = sets[5:]
         before_first_use("exact-cover search", K.run)
         self._mult = mult
         self._low = problem.lower_array()
@@ -221,11 +216,11 @@ class ExactCoverSearch(Search):
     def _step(self, count_only: bool) -> int:
         while True:
             code = K.run(
-                *self._matrix, *self._sets, self._mult, self._low, self._st, self._item,
+                *self._matrix, *self._active, self._mult, self._low, self._st, self._item,
                 self._kind, self._ostart, self._oend, self._oidx, self._chosen,
-                self._saved_size, self._saved_count, self._saved_active, self._ostack, *self._ev,
+                self._saved_count, self._saved_active, self._ostack, *self._ev,
                 self.slice_nodes, count_only, self.tracing, self._has_multi, self._has_low,
-                *self._bitsets,
+                self._sets, self._bitsets,
             )  # fmt: skip
             if code != K.R_OVERFLOW:
                 break
