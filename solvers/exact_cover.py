@@ -7,7 +7,12 @@ resumable machine: `Search` runs the compiled kernel in slices, so the same obje
 * lazy solutions (`for rows in search.solutions()`),
 * fast counting (`search.count()`: no Python per node or per solution),
 * progress reports and cancellation from another thread (`search.cancel()`),
-* a trace of place/remove events for stepping through the search in the viewer.
+* a trace of place/remove events for stepping through the search in the viewer,
+* work for another thread: between slices a search can `split()` off part of what is still
+  ahead of it, as a search of its own (`solvers.work_queue` keeps the cores busy with it).
+
+Small matrices (up to 65,536 options) hold their live options as bitsets, larger ones as the
+items' sparse sets (`_cells_kernel`); both find the same solutions.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Which compiled kernels are ready, and a word before one is compiled.
 
-A fresh install compiles each numba kernel on its first use (about 1.5 s for the exact-cover
+A fresh install compiles each numba kernel on its first use (about 2 s for the exact-cover
 search, 4-5 s for the disassembler); later runs load it from numba's cache in milliseconds. A
 compile that runs in silence looks like a hang, so the solvers call `before_first_use` just
 before a kernel's first call, and whoever shows things to the user (the command line on a
