@@ -299,6 +299,7 @@ def run() -> list[tuple]:
     ghost_fps = _ghost_orbit(window, screen)
     solution_scene = window.state.scene
     bedlam_rows = _bedlam(app, window, screen)
+    many_rows = _many_copies(window, screen)
 
     window.close()
     app.processEvents()
@@ -332,7 +333,7 @@ def run() -> list[tuple]:
     if ghost_fps is not None:
         rows.append(("orbit with ghosted pieces, frames per second", ghost_fps, "/s", None, None))
     rows.append(("headless PNG 800x600, 2x SSAA", still_png, "s", None, None))
-    return rows + bedlam_rows
+    return rows + bedlam_rows + many_rows
 
 
 def _orbit(window, screen, frames: int) -> tuple[float, list[float]]:
@@ -442,6 +443,107 @@ def _bedlam(app, window, screen) -> list[tuple]:
     return rows
 
 
+MANY = (100, 50)  # a one-layer board of 5,000 cells, a monocube on each (issue 21 F6)
+
+
+def _many_copies(window, screen) -> list[tuple]:
+    """Issue 21 F6: 5,000 one-cell copies open, solve and show (drawn in chunks): how long
+    until the solution is on screen, the worst event-loop stall meanwhile, the actors."""
+    import tempfile
+
+    width, height = MANY
+    rows = ", ".join(f'"{"#" * width}"' for _ in range(height))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "monocubes.toml"
+        path.write_text(
+            f'kind = "polycube"\n[pieces.A]\ncells = [[0, 0, 0]]\ncopies = {width * height}\n'
+            f"[target]\nlayers = [[{rows}]]\n"
+        )
+        ticks = Ticks()
+        t = time.perf_counter()
+        window.open_puzzle(str(path))
+        ticks.watch(120.0, until=window.solving_finished)
+        while window.state.solution is None and time.perf_counter() - t < 120:
+            ticks.watch(0.05)
+        before = screen.swaps
+        window.plotter.render()
+        screen.wait(before)
+        shown = time.perf_counter() - t
+    pieces = sum(1 for s in window.renderer.specs.values() if s.role == "piece")
+    n = width * height
+    return [
+        (f"F6: {n:,} one-cell copies, solution on screen", shown, "s", None, None),
+        ("  worst event-loop stall meanwhile", ticks.worst, "ms", None, None),
+        (f"  piece actors for {n:,} copies", pieces, "", None, None),
+    ]
+
+
+def frame_costs(size: tuple[int, int] = (668, 674), rounds: int = 6) -> None:
+    """What an orbit frame of Bedlam's assembled cube costs, variant by variant (`--variants`):
+    off screen, interleaved round by round so load hits all alike; printed, not recorded."""
+    from tessera.viewer import export
+    from tessera.viewer.families import load
+    from tessera.viewer.render import SceneRenderer
+    from tessera.viewer.scenes import build_scene
+
+    family = load("bedlam")
+    scene = build_scene(family, family.solution(0), "solution")
+    plotter = export.open_plotter(size)
+    plotter.ren_win.SetMultiSamples(0)
+    renderer = SceneRenderer(plotter)
+    renderer.show(scene, scene.n_steps)
+    vtk_renderer, actors = plotter.renderer, renderer.actors
+    pieces = [a for k, a in actors.items() if renderer.specs[k].role == "piece"]
+
+    def merge(on: bool) -> None:
+        renderer.merge.enabled = on
+
+    def edges(on: bool) -> None:
+        for actor in pieces:
+            actor.prop.show_edges = on
+
+    def lights(on: bool) -> None:
+        for i, light in enumerate(vtk_renderer.lights):
+            light.SetSwitch(on or i == 0)
+
+    variants = {
+        "as drawn (merged, no hidden faces, culled)": (lambda: None, lambda: None),
+        "one actor per piece, all faces": (lambda: merge(False), lambda: merge(True)),
+        "  and no cell edges": (lambda: (merge(False), edges(False)),
+                                lambda: (merge(True), edges(True))),
+        "one light instead of three": (lambda: lights(False), lambda: lights(True)),
+        "flat background, no gradient": (lambda: vtk_renderer.SetGradientBackground(False),
+                                         lambda: vtk_renderer.SetGradientBackground(True)),
+        "FXAA (the still frame)": (lambda: vtk_renderer.SetUseFXAA(True),
+                                   lambda: vtk_renderer.SetUseFXAA(False)),
+        "pieces hidden (background, outline)": (
+            lambda: [a.SetVisibility(False) for a in pieces] and merge(False),
+            lambda: [a.SetVisibility(True) for a in pieces] and merge(True)),
+    }  # fmt: skip
+
+    def frames(n: int = 20) -> float:
+        out = []
+        for _ in range(n):
+            renderer.orbit(2.0)
+            t = time.perf_counter()
+            plotter.ren_win.Render()
+            out.append(time.perf_counter() - t)
+        return statistics.median(out) * 1000.0
+
+    costs: dict[str, list[float]] = {name: [] for name in variants}
+    frames(5)
+    for _ in range(rounds):
+        for name, (change, undo) in variants.items():
+            change()
+            frames(3)
+            costs[name].append(frames())
+            undo()
+    plotter.close()
+    print(f"Bedlam's assembled cube, orbit frame off screen at {size[0]}x{size[1]}:")
+    for name, values in costs.items():
+        print(f"  {name:<46}{statistics.median(values):7.1f} ms")
+
+
 def _ghost_orbit(window, screen) -> float | None:
     """Orbit with all but one piece translucent (depth peeling in still frames)."""
     handson = getattr(window, "handson", None)
@@ -467,4 +569,7 @@ def _ghost_orbit(window, screen) -> float | None:
 
 
 if __name__ == "__main__":
-    main()
+    if "--variants" in sys.argv[1:]:
+        frame_costs()
+    else:
+        main()

@@ -176,6 +176,40 @@ def text_triangles(text: str, height: float, depth: float = 0.02) -> tuple[np.nd
     return points, mesh.regular_faces
 
 
+def placed_copies(mesh: pv.PolyData, matrices) -> pv.PolyData:
+    """One mesh of copies of `mesh`, each placed by its 4×4 matrix: what those copies look
+    like as actors with that `user_matrix` (faces, their colours, point normals), in one.
+    A mirror image's faces are wound the other way round, so each stays outward."""
+    matrices = np.asarray(matrices, float).reshape(-1, 4, 4)
+    rotations, shifts = matrices[:, :3, :3], matrices[:, :3, 3]
+    points = np.asarray(mesh.points, float)
+    placed = np.einsum("mij,pj->mpi", rotations, points) + shifts[:, None, :]
+    polys = mesh.GetPolys()
+    offsets = np.asarray(pv.convert_array(polys.GetOffsetsArray()), np.int64)
+    connectivity = np.asarray(pv.convert_array(polys.GetConnectivityArray()), np.int64)
+    sizes = np.diff(offsets)
+    face = np.repeat(np.arange(len(sizes)), sizes)
+    within = np.arange(len(connectivity)) - offsets[face]
+    backwards = connectivity[offsets[face] + sizes[face] - 1 - within]
+    mirrored = np.linalg.det(rotations) < 0
+    base = (np.arange(len(matrices)) * len(points))[:, None]
+    conn = np.where(mirrored[:, None], backwards[None], connectivity[None]) + base
+    out = pv.PolyData()
+    out.points = placed.reshape(-1, 3)
+    all_offsets = (offsets[:-1][None] + (np.arange(len(matrices)) * offsets[-1])[:, None]).ravel()
+    out.polys = pv.CellArray.from_arrays(
+        np.append(all_offsets, len(matrices) * offsets[-1]), conn.ravel()
+    )
+    if "rgb" in mesh.cell_data:
+        out.cell_data["rgb"] = np.tile(np.asarray(mesh.cell_data["rgb"]), (len(matrices), 1))
+    normals = mesh.point_data.active_normals
+    if normals is not None:
+        turned = np.einsum("mij,pj->mpi", rotations, np.asarray(normals, float))
+        out.point_data["Normals"] = turned.reshape(-1, 3)
+        out.point_data.active_normals_name = "Normals"
+    return out
+
+
 def merge_triangles(parts) -> pv.PolyData:
     """One mesh from many (points, triangles) pairs: much faster than `pv.merge` for the
     hundreds of small labels and pips a board has."""

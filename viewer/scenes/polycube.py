@@ -10,6 +10,15 @@ real disassembly backwards instead (`viewer.scenes.disassembly`): move by move, 
 together, each part that came out flying back in along its axis. Boxes, cages and frames
 (`disassembly.shells`) are drawn see-through in either case, so the inside can be watched.
 Search mode replays the exact-cover trace: the stack of placements standing after each event.
+
+A puzzle of many copies (more than `MAX_PIECE_ACTORS`) is not drawn one actor per copy: adding
+thousands of actors holds the window for seconds and drawing them for each frame more. Solution
+mode then draws the assembly order in chunks (`_chunked_scene`): the chunks placed before the
+current one as one mesh per piece type each, fixed, and the current chunk's pieces by slot
+actors (per type, as many as a chunk ever needs) that move as single pieces do; so a scene of
+n copies has about 2·√n actors per type, and the renderer merges the static ones further.
+Search mode draws as many copies as the trace ever has on the stack at once, and cuts the
+trace where that would pass `MAX_PIECE_ACTORS`.
 """
 
 from __future__ import annotations
@@ -21,18 +30,22 @@ from collections.abc import Callable
 import numpy as np
 import pyvista as pv
 
-from tessera.models.errors import PuzzleError
 from tessera.models.grids import CUBES, Grid
 from tessera.models.grids.base import as_cells
 from tessera.models.grids.surface import is_round, space_vector
 from tessera.models.polycube import Piece, PolycubePuzzle
 from tessera.solvers.polycube.disassemble import Disassembly
-from tessera.solvers.polycube.interlocking import disassembly_of, piece_groups
-from tessera.solvers.polycube.packing import PolycubeSolution, equal_types
+from tessera.solvers.polycube.interlocking import (
+    InterlockedSolution,
+    disassembly_of,
+    piece_groups,
+)
+from tessera.solvers.polycube.packing import PolycubeSolution, check_size, equal_types
 from tessera.solvers.polycube.plan import assembly_plan
 from tessera.solvers.trace import EventKind
 from tessera.viewer.scenes._surface import Drawn, drawn, extent, view_centres
 from tessera.viewer.scenes.base import (
+    IDENTITY,
     ActorSpec,
     Pose,
     Scene,
@@ -40,12 +53,13 @@ from tessera.viewer.scenes.base import (
     affine,
     ease,
     hex_rgb,
+    placed_copies,
 )
 from tessera.viewer.scenes.disassembly import AssemblyReplay, shells
 
-#: Each piece copy is one actor: past this many, building and drawing them would hold the
-#: window for minutes (100,000 copies did), so the scene is refused in one line instead.
-MAX_PIECE_ACTORS = 2000
+#: Up to this many piece copies, each is an actor of its own (picked, hidden, exploded one by
+#: one); beyond, Solution mode draws them in chunks and Search mode cuts its trace there.
+MAX_PIECE_ACTORS = 300
 FLY_CELLS = 1.0  # how far beyond the target a piece starts its flight
 SHELL_OPACITY = 0.3  # a box, cage or frame: the pieces inside show through
 
@@ -161,23 +175,29 @@ def _puzzle_mesh(puzzle: PolycubePuzzle, name, make: Callable[[], pv.PolyData]) 
     return meshes[name]
 
 
-def _instances(puzzle: PolycubePuzzle, colors: list[str]) -> list[ActorSpec]:
-    """One actor per piece instance (copies share their mesh)."""
-    specs = []
+def _type_mesh(puzzle: PolycubePuzzle, t: int, colors: list[str]) -> pv.PolyData:
+    """Piece type t's own mesh (voxel colours painted), built once per puzzle."""
+    piece = puzzle.pieces[t]
     palette = puzzle.colour_rules.palette if puzzle.colour_rules else ()
+    if piece.coloured:
+        return _puzzle_mesh(
+            puzzle, ("piece", t, colors[t]),
+            lambda: voxel_coloured_mesh(piece, colors[t], palette),
+        )  # fmt: skip
+    return _puzzle_mesh(puzzle, ("piece", t, ""), lambda: piece_mesh(piece.cells, piece.grid))
+
+
+def _instances(
+    puzzle: PolycubePuzzle, colors: list[str], copies: list[int] | None = None
+) -> list[ActorSpec]:
+    """One actor per piece instance (copies share their mesh); `copies[t]` of type t only,
+    when given."""
+    specs = []
     edges = not is_round(puzzle.grid)  # a ball's triangles are no cell edges
     for t, piece in enumerate(puzzle.pieces):
         coloured = piece.coloured
-        mesh = _puzzle_mesh(
-            puzzle,
-            ("piece", t, colors[t] if coloured else ""),
-            lambda piece=piece, t=t, coloured=coloured: (
-                voxel_coloured_mesh(piece, colors[t], palette)
-                if coloured
-                else piece_mesh(piece.cells, piece.grid)
-            ),
-        )
-        for j in range(piece.copies):
+        mesh = _type_mesh(puzzle, t, colors)
+        for j in range(piece.copies if copies is None else copies[t]):
             suffix = f"#{j + 1}" if piece.copies > 1 else ""
             specs.append(
                 ActorSpec(
@@ -219,14 +239,10 @@ def _camera_bounds(puzzle: PolycubePuzzle) -> tuple[float, ...]:
 
 
 def check(puzzle: PolycubePuzzle) -> None:
-    """Refuse, in one line, a puzzle with more piece copies than can be drawn one by one."""
-    copies = sum(p.copies for p in puzzle.pieces)
-    if copies > MAX_PIECE_ACTORS:
-        raise PuzzleError(
-            f"{copies:,} pieces are too many to draw one by one (at most "
-            f"{MAX_PIECE_ACTORS:,}); count it with 'tessera solve PUZZLE --count'",
-            puzzle.source or None,
-        )
+    """Refuse, in one line, before anything is built, a puzzle the solver cannot hold: any
+    number of copies can be drawn (in chunks), but no solution of such a puzzle ever comes
+    (`packing.check_size`, the solver's own refusal: 100,000 copies would need 37 GiB)."""
+    check_size(puzzle)
 
 
 def build(
@@ -237,20 +253,29 @@ def build(
 ) -> Scene:
     """The scene of one solution (pieces fly in by the assembly plan) or of a search trace."""
     check(puzzle)
-    colors = puzzle.colors()
-    actors = _instances(puzzle, colors)
-    actors.append(_outline(puzzle))
-    keys_of_type = {
-        t: [f"piece-{t}-{j}" for j in range(p.copies)] for t, p in enumerate(puzzle.pieces)
-    }
     bounds = _camera_bounds(puzzle)
     if mode == "search":
         if trace is None:
             raise ValueError("search mode needs a trace")
-        return _search_scene(puzzle, actors, keys_of_type, trace, bounds)
+        return _search_scene(puzzle, trace, bounds)
+    many = puzzle.n_instances > MAX_PIECE_ACTORS
     if solution is None:
+        actors = [] if many else _instances(puzzle, puzzle.colors())
+        actors.append(_outline(puzzle))
         return Scene(actors, 0, lambda step: _hidden(actors), bounds)
-    return _solution_scene(puzzle, solution, actors, keys_of_type, bounds)
+    if many and not isinstance(solution, InterlockedSolution):  # (those have few pieces)
+        return _chunked_scene(puzzle, solution, bounds)
+    actors = _instances(puzzle, puzzle.colors())
+    actors.append(_outline(puzzle))
+    return _solution_scene(puzzle, solution, actors, _keys_of_type(puzzle), bounds)
+
+
+def _keys_of_type(puzzle: PolycubePuzzle, copies=None) -> dict[int, list[str]]:
+    """Each piece type's actor keys, one per copy (or per copy drawn: `copies[t]`)."""
+    return {
+        t: [f"piece-{t}-{j}" for j in range(p.copies if copies is None else copies[t])]
+        for t, p in enumerate(puzzle.pieces)
+    }
 
 
 def _hidden(actors: list[ActorSpec]) -> dict[str, Pose]:
@@ -261,13 +286,35 @@ def _placed(puzzle, solution, keys_of_type) -> tuple[dict[int, str], dict[int, n
     """Per piece instance of the solution: its actor's key and its assembled matrix."""
     seen_of_type: dict[int, int] = {}
     key_of: dict[int, str] = {}
-    final: dict[int, np.ndarray] = {}
     for k, placed in enumerate(solution.pieces):
         j = seen_of_type.get(placed.piece, 0)
         seen_of_type[placed.piece] = j + 1
         key_of[k] = keys_of_type[placed.piece][j]
-        final[k] = placement_matrix(puzzle.pieces[placed.piece].cells, placed.cells, puzzle.grid)
-    return key_of, final
+    return key_of, dict(enumerate(final_matrices(puzzle, solution)))
+
+
+def final_matrices(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> list[np.ndarray]:
+    """Each placed piece's `placement_matrix`, worked out once per type and placed shape: a
+    copy placed as another one was, moved by a lattice step, takes that one's matrix moved
+    by the step (5,000 monocubes: one matrix, not 5,000)."""
+    grid = puzzle.grid
+    known: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+    out = []
+    for placed in solution.pieces:
+        cells = as_cells(placed.cells)
+        corner = cells.min(axis=0)
+        shape = (placed.piece, (cells - corner).tobytes())
+        seen = known.get(shape)
+        step = corner - seen[1] if seen is not None else None
+        if seen is not None and grid.is_translation(step):
+            matrix = seen[0].copy()
+            first = cells[:1]
+            matrix[:3, 3] += (view_centres(grid, first) - view_centres(grid, first - step))[0]
+        else:
+            matrix = placement_matrix(puzzle.pieces[placed.piece].cells, cells, grid)
+            known[shape] = (matrix, corner)
+        out.append(matrix)
+    return out
 
 
 def _see_through(puzzle, solution, actors, key_of) -> None:
@@ -279,12 +326,10 @@ def _see_through(puzzle, solution, actors, key_of) -> None:
             spec.opacity = SHELL_OPACITY
 
 
-def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
-    key_of, final = _placed(puzzle, solution, keys_of_type)
-    _see_through(puzzle, solution, actors, key_of)
-    result = disassembly_of(puzzle, solution)  # None: the straight plan builds it
-    if result is not None and result.complete:
-        return _disassembly_scene(solution, result, actors, key_of, final, puzzle.grid)
+def _assembly_order(puzzle, solution, bounds):
+    """The assembly plan as the scene plays it: (piece, unit direction it flies along) in
+    order, where a piece is a fraction t of the way in (`flight(matrix, way, t)`), and the
+    plan's words for each step's direction."""
     plan = assembly_plan(puzzle, solution)
     order = [(s.piece_index, np.array(s.vector, float)) for s in plan.steps]
     # Pieces no straight move can bring in, in an assembly that does not come apart either,
@@ -293,18 +338,31 @@ def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
     # the plan's steps are lattice directions: each piece flies along the way they point
     ways = [space_vector(puzzle.grid, v) for _, v in order]
     order = [(k, way / np.linalg.norm(way)) for (k, _), way in zip(order, ways, strict=True)]
-    lo = np.array(bounds[0::2])
-    hi = np.array(bounds[1::2])
-    span = hi - lo
+    span = np.array(bounds[1::2]) - np.array(bounds[0::2])
+
+    def flight(final: np.ndarray, vector: np.ndarray, t: float) -> np.ndarray:
+        """Where a piece is a fraction t of the way in: it travels against its direction."""
+        distance = float(np.abs(vector) @ span) + FLY_CELLS
+        m = final.copy()
+        m[:3, 3] -= vector * distance * (1.0 - ease(t))
+        return m
+
+    words = [s.direction for s in plan.steps] + ["-z (stuck)"] * len(plan.stuck)
+    return order, flight, words
+
+
+def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
+    key_of, final = _placed(puzzle, solution, keys_of_type)
+    _see_through(puzzle, solution, actors, key_of)
+    result = disassembly_of(puzzle, solution)  # None: the straight plan builds it
+    if result is not None and result.complete:
+        return _disassembly_scene(solution, result, actors, key_of, final, puzzle.grid)
+    order, fly, words = _assembly_order(puzzle, solution, bounds)
     n = len(order)
     names = {a.key: a.name for a in actors}
 
     def flight(k: int, vector: np.ndarray, t: float) -> np.ndarray:
-        """Where piece k is a fraction t of the way in: it travels against its direction."""
-        distance = float(np.abs(vector) @ span) + FLY_CELLS
-        m = final[k].copy()
-        m[:3, 3] -= vector * distance * (1.0 - ease(t))
-        return m
+        return fly(final[k], vector, t)
 
     def pose(step: float) -> dict[str, Pose]:
         step = min(max(step, 0.0), n)
@@ -328,9 +386,107 @@ def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
         i = math.ceil(min(max(step, 0.0), n)) - 1
         if i < 0:
             return "empty target"
-        k, _ = order[i]
-        direction = plan.steps[i].direction if i < len(plan.steps) else "-z (stuck)"
-        return f"{names[key_of[k]]} slides in along {direction}"
+        return f"{names[key_of[order[i][0]]]} slides in along {words[i]}"
+
+    return Scene(actors, n, pose, bounds, describe=describe)
+
+
+def chunk_size(n: int) -> int:
+    """Pieces per chunk of a chunked scene: √n balances the chunks' actors (n / size) against
+    the current chunk's slots (size)."""
+    return max(1, math.isqrt(max(n - 1, 0)) + 1)
+
+
+def _chunked_scene(puzzle: PolycubePuzzle, solution: PolycubeSolution, bounds) -> Scene:
+    """A solution of many copies (see the module doc): the assembly order in chunks of
+    `chunk_size`; before the current chunk, one fixed mesh per chunk and piece type; in it,
+    one slot actor per piece, by type. Boxes and cages (`shells`, drawn see-through) keep an
+    actor of their own."""
+    colors = puzzle.colors()
+    edges = not is_round(puzzle.grid)
+    final = final_matrices(puzzle, solution)
+    types = [p.piece for p in solution.pieces]
+    order, fly, words = _assembly_order(puzzle, solution, bounds)
+    n, size = len(order), chunk_size(len(order))
+    alone = shells([p.cells for p in solution.pieces], piece_groups(puzzle, solution))
+    copy_number, seen = [], {}
+    for t in types:
+        seen[t] = seen.get(t, 0) + 1
+        copy_number.append(seen[t])
+
+    def name(k: int) -> str:
+        piece = puzzle.pieces[types[k]]
+        return piece.name + (f"#{copy_number[k]}" if piece.copies > 1 else "")
+
+    def spec(key: str, t: int, mesh, label: str, opacity: float = 1.0) -> ActorSpec:
+        return ActorSpec(
+            key, mesh, color=colors[t], rgb=puzzle.pieces[t].coloured, opacity=opacity,
+            show_edges=edges, role="piece", pickable=True, name=label, closed=True,
+        )  # fmt: skip
+
+    actors: list[ActorSpec] = []
+    chunk_keys: list[list[str]] = []
+    slot_of: dict[int, str] = {}  # order index -> the actor that shows it while its chunk is on
+    for j in range(0, n, size):
+        members: dict[int, list[int]] = {}
+        for i in range(j, min(j + size, n)):
+            k = order[i][0]
+            if k in alone:
+                slot_of[i] = f"piece-{types[k]}-{copy_number[k] - 1}"
+                continue
+            members.setdefault(types[k], []).append(k)
+            slot_of[i] = f"slot-{types[k]}-{len(members[types[k]]) - 1}"
+        keys = []
+        for t, ks in members.items():
+            mesh = placed_copies(_type_mesh(puzzle, t, colors), [final[k] for k in ks])
+            label = f"{puzzle.pieces[t].name} ×{len(ks)} (pieces {j + 1}–{min(j + size, n)})"
+            keys.append(f"chunk-{j // size}-{t}")
+            actors.append(spec(keys[-1], t, mesh, label))
+        chunk_keys.append(keys)
+    slots = {key for key in slot_of.values() if key.startswith("slot-")}
+    for key in sorted(slots, key=lambda k: tuple(map(int, k.split("-")[1:]))):
+        t = int(key.split("-")[1])
+        actors.append(spec(key, t, _type_mesh(puzzle, t, colors), puzzle.pieces[t].name))
+    for k in sorted(alone):
+        key = f"piece-{types[k]}-{copy_number[k] - 1}"
+        actors.append(spec(key, types[k], _type_mesh(puzzle, types[k], colors), name(k),
+                           SHELL_OPACITY))  # fmt: skip
+    actors.append(_outline(puzzle))
+    loners = [(i, k) for i, (k, _) in enumerate(order) if k in alone]
+
+    def pose(step: float) -> dict[str, Pose]:
+        step = min(max(step, 0.0), n)
+        whole = math.floor(step)
+        frac = step - whole
+        moving = math.ceil(step) - 1  # the order index that moves in this step
+        done = step >= n
+        current = max(moving, 0) // size  # the chunk shown piece by piece
+        out = _hidden(actors)
+        static = Pose(IDENTITY, True, "normal" if done else "dim")
+        for keys in chunk_keys[:current]:
+            for key in keys:
+                out[key] = static
+        for i, k in loners:  # boxes and cages of earlier chunks, placed
+            if i >= current * size:
+                break
+            out[slot_of[i]] = Pose(final[k], True, static.emphasis)
+        for i in range(current * size, min(whole + 1, n)):
+            k, vector = order[i]
+            if i < whole:
+                matrix = final[k]
+            elif frac > 0:
+                matrix = fly(final[k], vector, frac)
+            else:
+                continue
+            emphasis = "normal" if done else ("active" if i == moving else "dim")
+            out[slot_of[i]] = Pose(matrix, True, emphasis)
+        return out
+
+    def describe(step: float) -> str:
+        i = math.ceil(min(max(step, 0.0), n)) - 1
+        if i < 0:
+            return "empty target"
+        return f"{name(order[i][0])} slides in along {words[i]}"
 
     return Scene(actors, n, pose, bounds, describe=describe)
 
@@ -370,13 +526,24 @@ def _disassembly_scene(
     )
 
 
-def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
+def _search_scene(puzzle, trace, bounds) -> Scene:
     problem = trace.decoder
-    replay = TraceReplay(trace.events, trace.describe)
-    matrices: dict[tuple[int, int], np.ndarray] = {}
     # Pieces of one shape under different names are one type to the search (`equal_types`):
     # its placements go to the actors of all of them, in order.
     same = equal_types(puzzle)
+    events, need = _drawable_trace(trace.events, [same[p.piece] for p in problem.placements])
+    copies = None
+    if puzzle.n_instances > MAX_PIECE_ACTORS:  # actors for the copies the trace shows only
+        copies = []
+        for t, piece in enumerate(puzzle.pieces):
+            before = sum(puzzle.pieces[u].copies for u in range(t) if same[u] == same[t])
+            copies.append(min(piece.copies, max(0, need.get(same[t], 0) - before)))
+    actors = _instances(puzzle, puzzle.colors(), copies)
+    actors.append(_outline(puzzle))
+    keys_of_type = _keys_of_type(puzzle, copies)
+    cut = len(events) < len(trace.events)
+    replay = TraceReplay(events, trace.describe)
+    matrices: dict[tuple[int, int], np.ndarray] = {}
     keys_of_shape = {r: [(t, k) for t in range(len(same)) if same[t] == r for k in keys_of_type[t]]
                      for r in set(same)}  # fmt: skip
 
@@ -408,7 +575,35 @@ def _search_scene(puzzle, actors, keys_of_type, trace, bounds) -> Scene:
             out = {k: Pose(p.matrix, p.visible, "normal") for k, p in out.items()}
         return out
 
+    def describe(step: float) -> str:
+        text = replay.describe(step)
+        if cut and step >= len(events):
+            text += f" (the trace is cut here: over {MAX_PIECE_ACTORS:,} pieces at once)"
+        return text
+
     return Scene(
-        actors, len(replay.events), pose, bounds, describe=replay.describe, depth=replay.depth,
+        actors, len(replay.events), pose, bounds, describe=describe, depth=replay.depth,
         timeline=replay.timeline(),
     )  # fmt: skip
+
+
+def _drawable_trace(events, shape_of_row: list[int]) -> tuple[list, dict[int, int]]:
+    """The trace up to the first placement that would put more than `MAX_PIECE_ACTORS` pieces
+    on the stack, and per shape the most copies it has there at once."""
+    stack: list[int] = []
+    counts: dict[int, int] = {}
+    most: dict[int, int] = {}
+    for n, event in enumerate(events):
+        if event.kind is EventKind.SOLUTION:
+            continue
+        for row in stack[event.depth :]:
+            counts[shape_of_row[row]] -= 1
+        del stack[event.depth :]
+        if event.kind is EventKind.PLACE:
+            if len(stack) >= MAX_PIECE_ACTORS:
+                return events[:n], most
+            stack.append(event.choice)
+            shape = shape_of_row[event.choice]
+            counts[shape] = counts.get(shape, 0) + 1
+            most[shape] = max(most.get(shape, 0), counts[shape])
+    return events, most
