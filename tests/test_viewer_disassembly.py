@@ -118,7 +118,10 @@ def test_box_plays_its_disassembly_in_the_window(qtbot, window):
     # 5 ways to lay the dominoes in, one comes apart: one solution, with its level
     assert panel.list.count() == 1
     assert re.fullmatch(
-        r"Solution 1 · level 2\.2\.3\.3 \(assembly [2-5]\)", panel.list.item(0).text()
+        # which of the 5 assemblies comes apart depends on the order the engine finds them
+        # in; the label names the assembly when it is not the solution's own number
+        r"Solution 1 · level 2\.2\.3\.3( \(assembly [2-5]\))?",
+        panel.list.item(0).text(),
     )
     assert panel.count_label.text() == "1 solution (complete)"
     assert panel.order.isVisible()

@@ -183,11 +183,12 @@ def test_an_illegal_move_is_flagged_and_undo_clears_it(qtbot, window):
     settle(qtbot, window)
     assert window.handson.view.flagged_cells() == {}
     clean = colour_mask(picture(window), FLAG).sum()
-    # slide it until it sticks out of the 3x3x3 target
+    # slide it along an axis it spans two or more cells of until its far end sticks out of
+    # the 3x3x3 target (part in, part out)
     cells = model.cells(piece)
-    direction, steps = (1, 3 - cells[:, 0].max()) if cells[:, 0].min() == 0 else (
-        -1, cells[:, 0].min() + 1)  # fmt: skip
-    name = action_for(window, "move", 0, direction)
+    axis = next(a for a in range(3) if cells[:, a].max() > cells[:, a].min())
+    direction, steps = 1, 3 - int(cells[:, axis].max())
+    name = action_for(window, "move", axis, direction)
     for _ in range(steps):
         window.actions[name].trigger()
     fit = model.fit()
