@@ -684,14 +684,11 @@ class ClassSearch(Search):
     @cached_property
     def _burnside_applies(self) -> bool:
         """Whether symmetric orbits can be counted without listing (`_tally_by_burnside`):
-        every piece unique (so a column is never hit twice by one symmetric option) and few
-        enough columns for one integer per option."""
+        every piece unique (so a column is never hit twice by one symmetric option)."""
         puzzle = self.puzzle
-        return (
-            all(p.copies == 1 and not p.ranged for p in puzzle.pieces)
-            and len(set(self.group.same)) == len(puzzle.pieces)
-            and len(puzzle.target.cells) + len(puzzle.pieces) <= 62
-        )
+        return all(p.copies == 1 and not p.ranged for p in puzzle.pieces) and len(
+            set(self.group.same)
+        ) == len(puzzle.pieces)
 
     def _tally_by_burnside(
         self, orbit: Orbit, report: Progress | None = None
@@ -730,35 +727,33 @@ class ClassSearch(Search):
         """How many solutions of `problem` the symmetry h maps onto themselves: exact covers
         whose options are the cycles of h on the rows (placements), each the union of its
         placements' columns, kept only when those are disjoint (h cannot fix a solution that
-        holds one placement of a cycle and not the others)."""
+        holds one placement of a cycle and not the others). Rows are matched to their images
+        by `RowImages`, so a matrix of any number of columns (a rhombic puzzle's hundreds of
+        cells) is counted, not listed solution by solution."""
         row_ptr, cols = problem.exact_cover.csr()
         n_rows = len(row_ptr) - 1
         n_columns = problem.exact_cover.n_columns
         if n_rows == 0:
             return 0
-        col_map = column_map(problem, h)
-        bits = np.left_shift(1, np.arange(n_columns, dtype=np.int64))
-        keys = np.add.reduceat(bits[cols], row_ptr[:-1])
-        image_keys = np.add.reduceat(bits[col_map[cols]], row_ptr[:-1])
-        order = np.argsort(keys, kind="stable")
-        pos = np.minimum(np.searchsorted(keys[order], image_keys), n_rows - 1)
-        assert (keys[order][pos] == image_keys).all(), "a symmetry moved a row outside"
-        image = order[pos].tolist()
-        key_list = keys.tolist()
+        image = RowImages(problem, [h]).table[0]
+        assert (image >= 0).all(), "a symmetry moved a row outside"
+        image_list = image.tolist()
+        row_cols = [cols[row_ptr[r] : row_ptr[r + 1]].tolist() for r in range(n_rows)]
         seen = [False] * n_rows
         options: list[list[int]] = []
         for start in range(n_rows):
             if seen[start]:
                 continue
-            union = total = 0
+            union: set[int] = set()
+            total = 0
             r = start
             while not seen[r]:
                 seen[r] = True
-                union |= key_list[r]
-                total += int(row_ptr[r + 1] - row_ptr[r])
-                r = image[r]
-            if union.bit_count() == total:
-                options.append([c for c in range(n_columns) if union >> c & 1])
+                union.update(row_cols[r])
+                total += len(row_cols[r])
+                r = image_list[r]
+            if len(union) == total:
+                options.append(sorted(union))
         symmetric = ExactCoverProblem(options, problem.exact_cover.n_primary, n_columns)
         return ExactCoverSearch(symmetric).count()
 
