@@ -46,3 +46,27 @@ def test_a_step_renders_once_then_one_still_frame_follows(qtbot, window):
     assert plotter.still_frames == stills  # the motion frame skips anti-aliasing
     settle()
     assert plotter.still_frames - stills == 1  # ...and the anti-aliased frame follows once
+
+
+def test_the_window_draws_still_pieces_merged_and_a_step_rebuilds_little(qtbot, window):
+    """Issue 25: at each render the pieces standing still are drawn merged without the faces
+    they hide (viewer/render.py StaticMerge); a step builds only the batches it changed."""
+    open_soma(qtbot, window)
+    renderer, plotter = window.renderer, window.plotter
+    window.actions["last"].trigger()
+    with qtbot.waitSignal(plotter.frameSwapped, timeout=5000):
+        window.render_now()
+    pieces = [k for k, s in renderer.specs.items() if s.role == "piece"]
+    assert renderer.merge.merged == len(pieces) == 7  # every piece, in merged stand-ins
+    assert all(renderer.actors[k].GetVisibility() for k in pieces)  # as the renderer left them
+    for _ in range(2):  # (the last step undims every piece: all change)
+        with qtbot.waitSignals([window.step_shown, plotter.frameSwapped], timeout=2000):
+            window.actions["back"].trigger()
+    builds = renderer.merge.builds
+    with qtbot.waitSignals([window.step_shown, plotter.frameSwapped], timeout=2000):
+        window.actions["forward"].trigger()
+    # one piece arrives (the active one), the one before it is dimmed: a batch each, the
+    # other four pieces' batches kept (a piece leaving rebuilds its neighbours, whose faces
+    # it hid: those changed too)
+    assert renderer.merge.builds - builds <= 2
+    assert renderer.merge.merged == 6

@@ -10,7 +10,7 @@ framing of the window, the exports and the tests).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyvista as pv
@@ -367,7 +367,7 @@ _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], np
 class _Piece:
     """One mergeable actor as it is drawn now: its mesh in world space, faces keyed."""
 
-    signature: tuple
+    signature: tuple  # (place, look)
     look: tuple
     points: np.ndarray  # (P, 3) world
     normals: np.ndarray | None  # (P, 3) world, for meshes shaded with their own normals
@@ -376,11 +376,18 @@ class _Piece:
     keys: np.ndarray  # (F,) uint64: the face's corner set
     rgb: np.ndarray | None  # (F, 3) uint8 face colours, for actors coloured by them
 
+    @property
+    def place(self) -> tuple:
+        """Where its faces are (the matrix and the mesh), whatever it looks like."""
+        return self.signature[0]
+
 
 @dataclass
 class _Batch:
     members: dict[str, tuple]  # key -> signature
-    partners: dict[str, tuple]  # pieces whose shared faces it left out -> signature
+    #: the pieces whose shared faces it left out -> where their faces are (not how they look:
+    #: a neighbour dimmed or highlighted hides the same faces)
+    partners: dict[str, tuple]
     actor: vtkActor
     faces: int = 0
 
@@ -491,6 +498,7 @@ class StaticMerge:
     def _update(self, pieces: dict[str, _Piece]) -> None:
         """Keep the batches that still hold; merge the loose pieces of each look anew."""
         signatures = {k: p.signature for k, p in pieces.items()}
+        places = {k: p.place for k, p in pieces.items()}
         by_look: dict[tuple, list[str]] = {}
         for key, piece in pieces.items():
             by_look.setdefault(piece.look, []).append(key)
@@ -504,7 +512,7 @@ class StaticMerge:
             kept = []
             for batch in look.batches:
                 if all(signatures.get(k) == s for k, s in batch.members.items()) and all(
-                    signatures.get(k) == s for k, s in batch.partners.items()
+                    places.get(k) == s for k, s in batch.partners.items()
                 ):
                     kept.append(batch)
                 else:
@@ -560,7 +568,7 @@ class StaticMerge:
         actor = _stand_in(self.renderer.actors[keys[0]], mesh)
         self.renderer.plotter.renderer.AddActor(actor)
         members = {k: pieces[k].signature for k in keys}
-        others = {k: pieces[k].signature for k in partners if k not in members}
+        others = {k: pieces[k].place for k in partners if k not in members}
         return _Batch(members, others, actor, len(all_sizes))
 
 
@@ -621,9 +629,11 @@ def _examine(actor: vtkActor, spec, before: _Piece | None) -> _Piece | None:
         return None
     matrix = _matrix(actor)
     look = _look_of(prop, mapper)
-    signature = (matrix.tobytes(), look, id(spec.mesh), spec.mesh.GetMTime())
+    signature = ((matrix.tobytes(), id(spec.mesh), spec.mesh.GetMTime()), look)
     if before is not None and before.signature == signature:
         return before
+    if before is not None and before.place == signature[0]:  # restyled where it was
+        return replace(before, signature=signature, look=look)
     return _piece(spec.mesh, matrix, signature, look, spec.rgb)
 
 
