@@ -44,9 +44,7 @@ class AssemblyPlan:
     stuck: tuple[int, ...] = ()  # pieces that could not be placed by single straight moves
 
 
-def _free_direction(
-    cells: np.ndarray, others: set[tuple[int, int, int]], lo, hi, grid: Grid
-) -> int | None:
+def _free_direction(cells: np.ndarray, others, lo, hi, grid: Grid) -> int | None:
     """The index of the first direction along which the piece slides away for ever, or None."""
     table = sweep(grid)
     kinds = table.kinds(cells)
@@ -71,20 +69,35 @@ def _free_direction(
     return None
 
 
+class _Others:
+    """The cells of every piece still in place but one (`in` is all `_free_direction` asks):
+    a view of the occupancy, which is kept as pieces leave instead of built again for every
+    piece tried (5,000 monocubes: 1 s, was 3.7 s, quadratic)."""
+
+    def __init__(self, occupied: dict[tuple[int, int, int], int], k: int) -> None:
+        self.occupied, self.k = occupied, k
+
+    def __contains__(self, cell) -> bool:
+        owner = self.occupied.get(cell)
+        return owner is not None and owner != self.k
+
+
 def assembly_plan(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> AssemblyPlan:
     grid = puzzle.grid
     lo, hi = puzzle.target.bounds
     remaining = list(range(len(solution.pieces)))
+    occupied = {tuple(c): k for k in remaining for c in solution.pieces[k].cells.tolist()}
     removal: list[PlanStep] = []
     while remaining:
-        occupied = {tuple(c): k for k in remaining for c in solution.pieces[k].cells.tolist()}
         for k in remaining:
-            others = {c for c, owner in occupied.items() if owner != k}
-            way_out = _free_direction(solution.pieces[k].cells, others, lo, hi, grid)
+            cells = solution.pieces[k].cells
+            way_out = _free_direction(cells, _Others(occupied, k), lo, hi, grid)
             if way_out is not None:
                 # directions come in opposite pairs d, d ^ 1: sliding in is the other one
                 removal.append(PlanStep(k, grid.direction_names[way_out ^ 1], grid))
                 remaining.remove(k)
+                for cell in cells.tolist():
+                    del occupied[tuple(cell)]
                 break
         else:
             return AssemblyPlan(tuple(reversed(removal)), False, tuple(remaining))
