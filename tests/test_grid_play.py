@@ -271,7 +271,11 @@ def angle_of(m: np.ndarray) -> float:
 
 @pytest.mark.parametrize(
     ("name", "last", "sixth"),
-    [("prisms-hexagon-block.toml", "H", 60.0), ("polysphere-board-5x11.toml", "U", 90.0)],
+    [
+        ("prisms-hexagon-block.toml", "H", 60.0),
+        ("polysphere-board-5x11.toml", "U", 90.0),
+        ("tetra-octa-tetrahedron.toml", "octa1", 90.0),
+    ],
 )
 def test_the_last_piece_turned_by_the_wheel_and_dragged_in_solves_the_table(
     qtbot, window, name, last, sixth
