@@ -18,8 +18,10 @@ palette for all its frames (`_GifWriter`), so a frame stores only the pixels tha
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -216,8 +218,9 @@ def render_image(
         _Shown(plotter, scene, step, view).aim()
         if transparent:  # a gradient is drawn opaque whatever the alpha
             plotter.set_background("white")
-        plotter.render()
-        image = plotter.screenshot(transparent_background=transparent, return_img=True)
+        with _ctrl_c_after_render():
+            plotter.render()
+            image = plotter.screenshot(transparent_background=transparent, return_img=True)
     finally:
         plotter.close()
     return _downsample(np.asarray(image), k)
@@ -397,9 +400,35 @@ def _samples(plotter, shown: _Shown, steps: Sequence[float], shots, k: int) -> l
     for i in picks:
         shown.apply(steps[i])
         shown.renderer.aim(shots[i])
-        plotter.render()
-        frames.append(_grab(plotter, k))
+        with _ctrl_c_after_render():
+            plotter.render()
+            frames.append(_grab(plotter, k))
     return frames
+
+
+@contextmanager
+def _ctrl_c_after_render() -> Iterator[None]:
+    """Hold a Ctrl-C that lands while VTK renders until the render is over, then raise it.
+
+    The renderer's Python observers (`viewer.render.StaticMerge`) run inside VTK's render; a
+    KeyboardInterrupt raised in one reaches VTK's wrapper, which prints "Caught a Ctrl-C
+    within python" and exits 1, leaving the export's temporary file behind. Here the signal
+    only marks itself, and the interrupt is raised in plain Python once the frame is done."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):  # ignored, or not ours to change: nothing to hold
+        yield
+        return
+    pressed: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def _write_frames(
@@ -432,8 +461,9 @@ def _write_frames(
         for i, step in enumerate(steps):
             shown.apply(step)
             shown.renderer.aim(shots[i])
-            plotter.render()
-            frame = _grab(plotter, k)
+            with _ctrl_c_after_render():
+                plotter.render()
+                frame = _grab(plotter, k)
             writer.append_data(frame)
             written += 1
             if on_frame is not None and on_frame(i + 1, len(steps)):
