@@ -29,6 +29,7 @@ from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.polycube.disassemble import DEFAULT_NODE_LIMIT, Disassembly, disassemble
 from tessera.solvers.polycube.movement import FREE, MovementLimit, distance_matrix
 from tessera.solvers.polycube.packing import PolycubeSolution
+from tessera.solvers.polycube.plan import AssemblyPlan, assembly_plan
 
 #: The level of an assembly the straight plan builds: one move splits every part.
 PLAIN_LEVEL = "1"
@@ -48,9 +49,12 @@ class InterlockedSolution(PolycubeSolution):
 @dataclass(frozen=True)
 class UnanalysedSolution(PolycubeSolution):
     """An assembly whose movement is past the analysis's limits (`MovementLimit`): shown as
-    it is, with `not_analysed` saying why in one line."""
+    it is, with `not_analysed` saying why in one line. `plan`, when set, is its straight
+    assembly plan, worked out where the solution was found (the solver's thread): for
+    thousands of pieces it takes a second, which the window's thread must not spend."""
 
     not_analysed: str = ""
+    plan: AssemblyPlan | None = None
 
 
 def piece_groups(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> list[int]:
@@ -113,7 +117,7 @@ def analyse(
     try:
         result = disassembly_of(puzzle, solution, node_limit)
     except MovementLimit as exc:
-        return UnanalysedSolution(solution.pieces, str(exc))
+        return UnanalysedSolution(solution.pieces, str(exc), assembly_plan(puzzle, solution))
     if result is None:
         return solution
     if not result.complete:

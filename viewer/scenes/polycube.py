@@ -330,7 +330,7 @@ def _assembly_order(puzzle, solution, bounds):
     """The assembly plan as the scene plays it: (piece, unit direction it flies along) in
     order, where a piece is a fraction t of the way in (`flight(matrix, way, t)`), and the
     plan's words for each step's direction."""
-    plan = assembly_plan(puzzle, solution)
+    plan = getattr(solution, "plan", None) or assembly_plan(puzzle, solution)
     order = [(s.piece_index, np.array(s.vector, float)) for s in plan.steps]
     # Pieces no straight move can bring in, in an assembly that does not come apart either,
     # drop in from above, marked stuck.
