@@ -382,13 +382,22 @@ def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
             out[key_of[k]] = Pose(matrix, True, emphasis)
         return out
 
+    describe = _describer(n, lambda k: names[key_of[k]], order, words)
+
+    return Scene(actors, n, pose, bounds, describe=describe)
+
+
+def _describer(n: int, name_of, order, words) -> Callable[[float], str]:
+    """What the status line says at a step of an assembly order: which piece slides in, and
+    along which way (one wording for plain and chunked scenes)."""
+
     def describe(step: float) -> str:
         i = math.ceil(min(max(step, 0.0), n)) - 1
         if i < 0:
             return "empty target"
-        return f"{names[key_of[order[i][0]]]} slides in along {words[i]}"
+        return f"{name_of(order[i][0])} slides in along {words[i]}"
 
-    return Scene(actors, n, pose, bounds, describe=describe)
+    return describe
 
 
 def chunk_size(n: int) -> int:
@@ -482,11 +491,7 @@ def _chunked_scene(puzzle: PolycubePuzzle, solution: PolycubeSolution, bounds) -
             out[slot_of[i]] = Pose(matrix, True, emphasis)
         return out
 
-    def describe(step: float) -> str:
-        i = math.ceil(min(max(step, 0.0), n)) - 1
-        if i < 0:
-            return "empty target"
-        return f"{name(order[i][0])} slides in along {words[i]}"
+    describe = _describer(n, name, order, words)
 
     return Scene(actors, n, pose, bounds, describe=describe)
 
