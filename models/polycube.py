@@ -61,6 +61,16 @@ class Piece:
     def coloured(self) -> bool:
         return self.voxel_colours is not None and bool(np.any(self.voxel_colours))
 
+    @cached_property
+    def colour_turns(self) -> bool:
+        """Whether the colours tell apart turns that fill the same cells (a symmetric shape
+        coloured asymmetrically: a domino with one red end). BurrTools counts such turns as
+        different placements, so a placement of this piece is its cells *and* the colour on
+        each (`Placement.colours`)."""
+        return self.coloured and len(
+            self.grid.coloured_orientations(self.cells, self.voxel_colours)
+        ) != len(self.orientations)
+
     @property
     def fewest(self) -> int:
         """The fewest copies a solution uses (`copies` unless a range says less)."""
@@ -121,12 +131,24 @@ class Target:
 
 @dataclass(frozen=True)
 class Placement:
-    """A piece in one orientation at one offset: which target cells it fills."""
+    """A piece in one orientation at one offset: which target cells it fills.
+
+    For a piece whose colours tell turns apart (`Piece.colour_turns`) two placements may fill
+    the same cells with the colours the other way round; `colours` then holds the piece's
+    colour on each of `cells` (in that order) and is part of the placement's identity. It is
+    None for every other piece, whose cells alone say which placement it is."""
 
     piece: int
     orientation: int
     offset: tuple[int, int, int]
     cells: tuple[int, ...]  # indices into Target.cells, sorted
+    colours: tuple[int, ...] | None = None
+
+    @property
+    def identity(self) -> tuple:
+        """What tells this placement from the piece's others: its cells, and its colours
+        when they matter."""
+        return self.cells if self.colours is None else (self.cells, self.colours)
 
 
 @dataclass
@@ -213,9 +235,10 @@ def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
     index = target.index
     cells_list = target.cells.tolist()
     out: list[Placement] = []
-    seen: set[tuple[int, ...]] = set()
+    seen: set[tuple] = set()
     colours = puzzle.colour_fit(piece_index)
     piece = puzzle.pieces[piece_index]
+    turns = piece.colour_turns
     if colours is None:
         shapes = [(shape, None) for shape in piece.orientations]
     else:
@@ -235,27 +258,27 @@ def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
                 puzzle.colour_rules, shape_colours, colours[0][ids]
             ):
                 continue
-            cells = tuple(sorted(found))  # type: ignore[type-var]
-            if cells in seen:
+            if turns:  # the same cells may be filled coloured another way round
+                order = np.argsort(ids, kind="stable")
+                cells = tuple(ids[order].tolist())
+                painted = tuple(shape_colours[order].tolist())
+                key: tuple = (cells, painted)
+            else:
+                key = cells = tuple(sorted(found))  # type: ignore[type-var]
+                painted = None
+            if key in seen:
                 continue
-            seen.add(cells)
-            out.append(Placement(piece_index, o, (dx, dy, dz), cells))  # type: ignore[arg-type]
+            seen.add(key)
+            offset = (dx, dy, dz)
+            out.append(Placement(piece_index, o, offset, cells, painted))  # type: ignore[arg-type]
     return out
 
 
 def check_colour_symmetry(piece: Piece, path: str | Path | None, line: int | None) -> None:
-    """Refuse a piece whose colours tell apart two orientations that fill the same cells (a
-    symmetric shape coloured asymmetrically): placements are told apart by their cells
-    throughout the solver, so such a piece cannot be counted yet."""
-    if piece.coloured and len(
-        piece.grid.coloured_orientations(piece.cells, piece.voxel_colours)
-    ) != len(piece.orientations):
-        raise PuzzleError(
-            f"piece '{piece.name}': its colours tell apart turns that fill the same cells "
-            "(a symmetric shape coloured asymmetrically), which Tessera cannot count yet",
-            path,
-            line,
-        )
+    """Nothing left to refuse: a symmetric shape coloured asymmetrically is counted as
+    BurrTools counts it (`Piece.colour_turns`, `Placement.colours`). Kept only while the
+    BurrTools loader still calls it; both go together."""
+    del piece, path, line
 
 
 # -- file format 1 ---------------------------------------------------------------------------
@@ -386,7 +409,6 @@ def polycube_from_dict(data: dict[str, Any], text: str, path: str | Path) -> Pol
         piece = Piece(
             str(pname), cells, copies, color, fewest, group, voxels if voxels.any() else None, grid
         )
-        check_colour_symmetry(piece, path, pline)
         pieces.append(piece)
     raw_target = data.get("target")
     tline = line_of(text, "target")

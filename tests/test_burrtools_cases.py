@@ -18,11 +18,7 @@ CASES = Path(__file__).parent / "fixtures" / "burrtools"
 NAMES = sorted(p.stem for p in CASES.glob("*.xmpuzzle"))
 #: Cases Tessera does not answer as BurrTools does yet, with why (strict: they fail today, so
 #: a fix shows up here as an unexpected pass and the entry comes out).
-KNOWN = {
-    # a symmetric piece coloured asymmetrically is still refused by the loader's check
-    "colour05": "colour-distinguished turns are not counted yet",
-    "colour08": "colour-distinguished turns are not counted yet",
-}
+KNOWN: dict[str, str] = {}
 
 
 def analyse(name: str):

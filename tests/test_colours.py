@@ -185,15 +185,21 @@ def test_bad_voxel_colours_name_the_line(tmp_path, snippet, message) -> None:
     assert message in str(info.value) and f"bad.toml:{line}:" in str(info.value)
 
 
-def test_a_symmetric_shape_coloured_asymmetrically_is_refused_clearly(tmp_path) -> None:
+def test_a_symmetric_shape_coloured_asymmetrically_counts_each_colouring(tmp_path) -> None:
     text = RANGES_GROUPS_COLOURS.replace(
         "cells = [[0,0,0],[1,0,0]]\nmin = 0",
         "cells = [[0,0,0],[1,0,0]]\nvoxel_colours = [[0,0,0,1]]\nmin = 0",
     )
     path = tmp_path / "chiral.toml"
     path.write_text(text)
-    with pytest.raises(PuzzleError, match="coloured asymmetrically"):
-        load_polycube(path)
+    puzzle = load_polycube(path)
+    assert puzzle.pieces[0].colour_turns
+    # As in the count above, with the domino red at one end: two ways round wherever its red
+    # end may go (a, b, c, o), one on c d (red never on black d). With the L: c d 1 + 1.
+    # Without: the strip MMMM 1, ab 2, bc 2, cd 1, ab cd 2 (8) with o empty; 7 of those with
+    # o a monomino; with o a (2 ways) one domino, b c d as MMM, bc M (2), M cd: 2 * 4.
+    # burrTxt says 25 assemblies of the same problem written as .xmpuzzle.
+    assert ClassSearch(puzzle).tally().fixed == 2 + 8 + 7 + 8
 
 
 @needs_conformance

@@ -26,27 +26,58 @@ def placement_of(puzzle: PolycubePuzzle, piece: int, cells) -> Placement | None:
     """The placement of piece type `piece` that fills exactly `cells`, or None when a cell lies
     outside the target (required or optional cells).
 
-    Raises ValueError when the cells are not the piece's shape at all: that is a caller's bug,
-    not a user's move."""
+    A piece whose colours tell turns apart (`Piece.colour_turns`) fills the same cells in
+    several ways: its cells must then come in the order of the piece's own cells (as
+    `PlayModel.cells` gives them), so that colour i lands on cells[i].
+
+    Raises ValueError when the cells are not the piece's shape at all, or not the coloured
+    piece turned: that is a caller's bug, not a user's move."""
     grid = puzzle.grid
     arr = as_cells(cells)
-    shape_key = grid.key(arr)
-    orientation = next(
-        (
-            o
-            for o, shape in enumerate(puzzle.pieces[piece].orientations)
-            if tuple(shape.ravel().tolist()) == shape_key
-        ),
-        None,
-    )
-    if orientation is None:
+    found = _orientation(puzzle, piece, arr)
+    if found is None:
         raise ValueError(f"these cells are not piece {puzzle.pieces[piece].name}'s shape")
+    orientation, colours = found
     index = puzzle.target.index
     ids = [index.get(c) for c in map(tuple, arr.tolist())]
     if None in ids:
         return None
     offset = tuple(int(v) for v in grid.anchor(arr.min(axis=0)))
-    return Placement(piece, orientation, offset, tuple(sorted(ids)))
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    painted = None if colours is None else tuple(colours[i] for i in order)
+    return Placement(piece, orientation, offset, tuple(ids[i] for i in order), painted)
+
+
+def _orientation(
+    puzzle: PolycubePuzzle, piece: int, arr: np.ndarray
+) -> tuple[int, list[int] | None] | None:
+    """(the orientation's number as the placement table counts them, the colour on each of
+    `arr` when the piece's colours tell turns apart), or None when `arr` is not the piece's
+    shape. A coloured puzzle numbers its pieces' coloured orientations (`colour_fit`)."""
+    grid = puzzle.grid
+    shape_key = grid.key(arr)
+    colours = puzzle.colour_fit(piece)
+    the_piece = puzzle.pieces[piece]
+    if colours is None:
+        shapes = [(shape, None) for shape in the_piece.orientations]
+    else:
+        shapes = grid.coloured_orientations(the_piece.cells, colours[1])
+    matches = [
+        (o, values)
+        for o, (shape, values) in enumerate(shapes)
+        if tuple(shape.ravel().tolist()) == shape_key
+    ]
+    if not the_piece.colour_turns or not matches:
+        return (matches[0][0], None) if matches else None
+    # the colours as given: colour i of the piece on cells[i]
+    given = tuple(grid.normalise_with(arr, the_piece.voxel_colours)[1].tolist())
+    o = next((o for o, v in matches if tuple(v.tolist()) == given), None)
+    if o is None:
+        raise ValueError(
+            f"these cells are piece {the_piece.name}'s shape, but not with its colours in the "
+            "order of its own cells"
+        )
+    return o, [int(v) for v in the_piece.voxel_colours]
 
 
 def solution_from_cells(puzzle: PolycubePuzzle, pieces: Iterable[PlacedCells]) -> PolycubeSolution:

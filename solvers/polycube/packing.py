@@ -155,7 +155,9 @@ class PlacementTable:
     `puzzle.placements(t)[i]`.
 
     `cells[t]` is an (n, size) array of sorted target-cell indices; `orientation[t]` and
-    `offset[t]` say how each one was made.
+    `offset[t]` say how each one was made. `colours[t]`, for a piece whose colours tell
+    turns apart (`Piece.colour_turns`), is the piece's colour on each of those cells: two
+    rows may then fill the same cells, coloured differently. It is None for other pieces.
     """
 
     def __init__(self, puzzle: PolycubePuzzle) -> None:
@@ -164,8 +166,9 @@ class PlacementTable:
         self.cells: list[np.ndarray] = []
         self.orientation: list[np.ndarray] = []
         self.offset: list[np.ndarray] = []
+        self.colours: list[np.ndarray | None] = []
         self._objects: dict[int, list[Placement]] = {}
-        self._rows_by_cells: dict[int, dict[tuple[int, ...], int]] = {}
+        self._rows_by_cells: dict[int, dict[tuple, int]] = {}
         self._lock = threading.Lock()
         #: per piece type, the first type of the same shape (see `equal_types`)
         self.same = equal_types(puzzle)
@@ -204,6 +207,9 @@ class PlacementTable:
             if twin is not None and twin != t:
                 self._add(self.cells[twin], self.orientation[twin], self.offset[twin])
                 continue
+            if piece.colour_turns:
+                self._add_painted(fits, shapes, shape_colours, colours, puzzle)
+                continue
             ids_parts, orient_parts, off_parts = [], [], []
             # the fitting starts each shape at its lowest corner; a grid's normalised shape
             # may sit a little above it (its lattice anchor), which the offsets put back
@@ -226,32 +232,70 @@ class PlacementTable:
             orient = np.concatenate(orient_parts).astype(np.int64)
             self._add(ids, orient, np.concatenate(off_parts))
 
-    def _add(self, ids: np.ndarray, orient: np.ndarray, offs: np.ndarray | None) -> None:
+    def _add(
+        self,
+        ids: np.ndarray,
+        orient: np.ndarray,
+        offs: np.ndarray | None,
+        painted: np.ndarray | None = None,
+    ) -> None:
         self.cells.append(np.ascontiguousarray(ids, np.int64))
         self.orientation.append(orient)
         self.offset.append(offs if offs is not None else np.zeros((len(ids), 3), np.int64))
+        self.colours.append(painted)
+
+    def _add_painted(self, fits, shapes, shape_colours, colours, puzzle) -> None:
+        """The rows of a piece whose colours tell turns apart: its coloured orientations fill
+        the same cells in twos or more, so each row keeps the colour on each cell it fills,
+        sorted with the cells (`colours`)."""
+        ids_parts, orient_parts, off_parts = [], [], []
+        corner = shapes.min(axis=1)
+        for o0, fit, o_idx, offs in fits(shapes - corner[:, None, :]):
+            offs = offs - corner[o0 + o_idx]
+            keep = puzzle.grid.is_translation(offs) & voxel_colours_fit(
+                puzzle.colour_rules, shape_colours[o0 + o_idx], colours[0][fit]
+            )
+            ids_parts.append(fit[keep])
+            orient_parts.append(o_idx[keep] + o0)
+            off_parts.append(offs[keep])
+        ids = np.concatenate(ids_parts)
+        orient = np.concatenate(orient_parts).astype(np.int64)
+        order = np.argsort(ids, axis=1, kind="stable")
+        painted = np.take_along_axis(shape_colours[orient], order, axis=1)
+        ids = np.take_along_axis(ids, order, axis=1)
+        self._add(ids, orient, np.concatenate(off_parts), np.ascontiguousarray(painted, np.int64))
 
     def count(self, piece: int) -> int:
         return len(self.cells[piece])
 
     def placement(self, piece: int, i: int) -> Placement:
         """Row i of piece `piece` as the model's `Placement`."""
+        painted = self.colours[piece]
         return Placement(
             piece,
             int(self.orientation[piece][i]),
             tuple(int(v) for v in self.offset[piece][i]),  # type: ignore[arg-type]
             tuple(int(c) for c in self.cells[piece][i]),
+            None if painted is None else tuple(int(c) for c in painted[i]),
         )
 
-    def find(self, piece: int, cells: Sequence[int]) -> Placement:
-        """The piece's placement that fills exactly these target cells (sorted): how a
-        placement found for one of several equal pieces is told as another's."""
+    def find(
+        self, piece: int, cells: Sequence[int], colours: Sequence[int] | None = None
+    ) -> Placement:
+        """The piece's placement that fills exactly these target cells (sorted), with these
+        colours on them when its colours tell turns apart: how a placement found for one of
+        several equal pieces is told as another's."""
         with self._lock:
             rows = self._rows_by_cells.get(piece)
             if rows is None:
-                rows = {tuple(r): i for i, r in enumerate(self.cells[piece].tolist())}
+                keys = [tuple(r) for r in self.cells[piece].tolist()]
+                painted = self.colours[piece]
+                if painted is not None:
+                    keys = [(k, tuple(c)) for k, c in zip(keys, painted.tolist(), strict=True)]
+                rows = {k: i for i, k in enumerate(keys)}
                 self._rows_by_cells[piece] = rows
-        return self.placement(piece, rows[tuple(cells)])
+        key = tuple(cells) if colours is None else (tuple(cells), tuple(colours))
+        return self.placement(piece, rows[key])
 
     def placements(self, piece: int) -> list[Placement]:
         """Every row of a piece as `Placement`s (made once, on first use)."""
@@ -336,11 +380,13 @@ def equal_types(puzzle: PolycubePuzzle) -> tuple[int, ...]:
     return tuple(first.setdefault(piece_keys(p)[0], t) for t, p in enumerate(puzzle.pieces))
 
 
-def row_keys(ids: np.ndarray) -> np.ndarray:
+def row_keys(ids: np.ndarray, wide: bool = False) -> np.ndarray:
     """One sortable, hashable key per row of an integer array (rows of cell indices), so
-    numpy's unique and searchsorted can match placements by the cells they fill."""
-    ids = np.ascontiguousarray(ids, dtype=">i4")  # big-endian: bytes sort like the numbers
-    width = ids.shape[-1] * 4 if ids.ndim else 4
+    numpy's unique and searchsorted can match placements by the cells they fill. `wide`:
+    some value may not fit in 31 bits."""
+    size = 8 if wide else 4
+    ids = np.ascontiguousarray(ids, dtype=f">i{size}")  # big-endian: bytes sort like numbers
+    width = ids.shape[-1] * size if ids.ndim else size
     return ids.view(f"V{max(width, 1)}").reshape(ids.shape[:-1]) if width else ids
 
 
@@ -589,6 +635,20 @@ def _columns(
     )
 
 
+def _row_paint(table: PlacementTable, t: int, rows: object, shape: tuple[int, ...]) -> np.ndarray:
+    """The colours of type t's rows as a block beside their columns: 0 for the piece's column,
+    then the colour on each cell (0 throughout for a piece whose colours tell no turns apart)."""
+    block = np.zeros((shape[0], shape[1] + 1), np.int64)
+    painted = table.colours[t]
+    if painted is None:
+        return block
+    if isinstance(rows, np.ndarray):
+        block[:, 1:] = painted[rows]
+    else:
+        block[:, 1:] = [p.colours or (0,) * shape[1] for p in rows]  # type: ignore[attr-defined]
+    return block
+
+
 def _candidates(
     table: PlacementTable,
     t: int,
@@ -642,6 +702,10 @@ class PackingProblem:
         ptr_parts: list[np.ndarray] = []
         col_parts: list[np.ndarray] = []
         n_rows = 0
+        # a piece whose colours tell turns apart has rows with the very same columns: what
+        # colour each cell gets tells them apart, for the symmetries (`row_colours`)
+        painted = any(table.colours[t] is not None for t in columns.types)
+        paint_parts: list[np.ndarray] = []
         for t in columns.types:
             ids, rows = _candidates(table, t, only, used)
             if not len(ids):
@@ -653,11 +717,23 @@ class PackingProblem:
             ptr_parts.append(np.full(len(ids), block.shape[1], np.int64))
             blocks.append((t, rows))
             n_rows += len(ids)
+            if painted:
+                paint_parts.append(_row_paint(table, t, rows, ids.shape).ravel())
         self.n_placement_rows = n_rows
         if columns.empty_rows is not None:  # rows past n_placement_rows leave one cell empty
             col_parts.append(columns.empty_rows)
             ptr_parts.append(np.ones(len(columns.empty_rows), np.int64))
             n_rows += len(columns.empty_rows)
+            if painted:
+                paint_parts.append(np.zeros(len(columns.empty_rows), np.int64))
+        #: Beside each entry of the matrix's CSR columns, the colour the row's piece puts on
+        #: that cell (0 on a piece's own column), or None when no piece's colours tell turns
+        #: apart (rows are then told apart by their columns alone).
+        self.row_colours: np.ndarray | None = (
+            (np.concatenate(paint_parts) if paint_parts else np.zeros(0, np.int64))
+            if painted
+            else None
+        )
         lengths = np.concatenate(ptr_parts) if ptr_parts else np.zeros(0, np.int64)
         row_ptr = np.zeros(n_rows + 1, np.int64)
         np.cumsum(lengths, out=row_ptr[1:])
@@ -739,7 +815,7 @@ def _hand_out(
         order = [t for t in owners for _ in range(need[t])]
         order += [t for t in owners for _ in range(room[t] - need[t])]
         for t, p in zip(order, placed, strict=False):
-            out.append(p if t == p.piece else table.find(t, p.cells))
+            out.append(p if t == p.piece else table.find(t, p.cells, p.colours))
     return out
 
 

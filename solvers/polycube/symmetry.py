@@ -217,18 +217,37 @@ class TargetGroup:
             return tuple(sorted(g.cell_map[list(cells)].tolist()))
         return tuple(sorted([cell_map[c] for c in cells]))
 
-    def classify(
-        self, items: list[tuple[int, tuple[int, ...]]], elements: Sequence[GroupElement]
-    ) -> tuple[tuple, bool]:
-        """For a solution given as (piece type, cells) pairs: its canonical form under
-        `elements` (equal to `canonical()`), and whether an improper element fixes it (then it
-        is its own mirror image). One pass instead of `canonical()` plus `stabiliser()`."""
-        me = tuple(sorted((self.same[t], cells) for t, cells in items))
+    def painted_image(
+        self, g: GroupElement, cells: tuple[int, ...], colours: tuple[int, ...]
+    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The image of cells carrying colours (`Placement.colours`): each colour goes with
+        its cell, and the cells come out sorted."""
+        cell_map = self._map_lists.get(id(g)) or g.cell_map.tolist()
+        moved = sorted(zip([cell_map[c] for c in cells], colours, strict=True))
+        return tuple(c for c, _ in moved), tuple(k for _, k in moved)
+
+    def _item(self, g: GroupElement | None, t: int, cells: tuple, colours=None) -> tuple:
+        """(type, cells) of a placement's image under g, with the colours on those cells
+        when they tell the placement from others."""
+        if g is None:
+            return (self.same[t], cells) if colours is None else (self.same[t], cells, colours)
+        if colours is None:
+            return g.type_map[t], self.image(g, cells)
+        return (g.type_map[t], *self.painted_image(g, cells, colours))
+
+    def classify(self, items: list[tuple], elements: Sequence[GroupElement]) -> tuple[tuple, bool]:
+        """For a solution given as (piece type, cells) pairs, or (piece type, cells, colours)
+        for pieces whose colours tell turns apart: its canonical form under `elements` (equal
+        to `canonical()`), and whether an improper element fixes it (then it is its own mirror
+        image). One pass instead of `canonical()` plus `stabiliser()`."""
+        if all(len(item) == 2 for item in items):  # no colours to carry (the usual case)
+            me = tuple(sorted((self.same[t], cells) for t, cells in items))
+        else:
+            me = tuple(sorted(self._item(None, *item) for item in items))
         best = None
         mirror_fixed = False
         for g in elements:
-            type_map = g.type_map
-            encoded = tuple(sorted([(type_map[t], self.image(g, cells)) for t, cells in items]))
+            encoded = tuple(sorted([self._item(g, *item) for item in items]))
             if best is None or encoded < best:
                 best = encoded
             if not g.proper and encoded == me:
@@ -236,14 +255,17 @@ class TargetGroup:
         return (best if best is not None else me), mirror_fixed
 
     def encode(self, solution: PolycubeSolution, g: GroupElement | None = None):
-        """A hashable form of the solution's image under g: sorted (type, cells) pairs."""
+        """A hashable form of the solution's image under g: sorted (type, cells) pairs, with
+        the colours on the cells for a piece whose colours tell turns apart."""
         items = []
         for placed in solution.pieces:
-            cells = placed.placement.cells
-            if g is None:
-                items.append((self.same[placed.piece], cells))
+            p = placed.placement
+            if p.colours is not None:
+                items.append(self._item(g, placed.piece, p.cells, p.colours))
+            elif g is None:
+                items.append((self.same[placed.piece], p.cells))
             else:
-                items.append((g.type_map[placed.piece], self.image(g, cells)))
+                items.append((g.type_map[placed.piece], self.image(g, p.cells)))
         return tuple(sorted(items))
 
     def canonical(self, solution: PolycubeSolution, elements=None):
@@ -354,16 +376,17 @@ def _orbit_tables(group: TargetGroup, pieces: Sequence[int]) -> dict[int, _Orbit
     pieces = [t for t in pieces if table.count(t)]
     if not pieces:
         return {}
-    n_cells = group.cell_maps.shape[1]
     width = max(table.cells[t].shape[1] for t in pieces)
     counts = [table.count(t) for t in pieces]
+    cell_maps, codes = _painted_codes(group, table, pieces)
+    n_cells = cell_maps.shape[1]
     rows = np.full((sum(counts), width + 1), n_cells, np.int64)  # short rows padded high
     start = 0
     for t, n in zip(pieces, counts, strict=True):
         rows[start : start + n, 0] = t
-        rows[start : start + n, 1 : 1 + table.cells[t].shape[1]] = table.cells[t]
+        rows[start : start + n, 1 : 1 + table.cells[t].shape[1]] = codes(t)
         start += n
-    maps = np.hstack([group.cell_maps, np.full((group.order, 1), n_cells, np.int64)])
+    maps = np.hstack([cell_maps, np.full((group.order, 1), n_cells, np.int64)])
     type_bits = max(pieces).bit_length()
     if n_cells + type_bits <= 62:
         # a placement as one integer: its cells as bits, its piece above them (no sorting)
@@ -406,6 +429,26 @@ def _orbit_tables(group: TargetGroup, pieces: Sequence[int]) -> dict[int, _Orbit
     return out
 
 
+def _painted_codes(group: TargetGroup, table, pieces: Sequence[int]):
+    """(element maps, each piece's rows) to match placements by. Plainly the cells and the
+    group's cell maps; when some piece's colours tell turns apart, a cell carrying colour k
+    (numbered among the colours present) is code cell * n + k, and each element maps codes,
+    moving the cell and keeping its colour."""
+    painted = [table.colours[t] for t in pieces if table.colours[t] is not None]
+    if not painted:
+        return group.cell_maps, lambda t: table.cells[t]
+    present = np.unique(np.concatenate([c.ravel() for c in painted] + [np.zeros(1, np.int64)]))
+    n = len(present)
+    maps = (group.cell_maps[:, :, None] * n + np.arange(n)).reshape(group.order, -1)
+
+    def codes(t: int) -> np.ndarray:
+        colours = table.colours[t]
+        index = 0 if colours is None else np.searchsorted(present, colours)
+        return table.cells[t] * n + index
+
+    return maps, codes
+
+
 def _orbits(group: TargetGroup, piece: int, found: _OrbitTable | None = None) -> list[Orbit]:
     table = placement_table(group.puzzle)
     if found is None:
@@ -415,6 +458,8 @@ def _orbits(group: TargetGroup, piece: int, found: _OrbitTable | None = None) ->
     elements = group.elements
     rows = found.reps
     cells = table.cells[piece][rows].tolist()
+    painted = table.colours[piece]
+    colours = [None] * len(rows) if painted is None else [tuple(c) for c in painted[rows].tolist()]
     orientation = table.orientation[piece][rows].tolist()
     offset = table.offset[piece][rows].tolist()
     stabilisers: dict[bytes, tuple[GroupElement, ...]] = {}  # most orbits share one
@@ -425,7 +470,7 @@ def _orbits(group: TargetGroup, piece: int, found: _OrbitTable | None = None) ->
         stab = stabilisers.get(key)
         if stab is None:
             stab = stabilisers[key] = tuple(elements[g] for g in np.flatnonzero(column).tolist())
-        placement = Placement(piece, orientation[k], tuple(offset[k]), tuple(cells[k]))
+        placement = Placement(piece, orientation[k], tuple(offset[k]), tuple(cells[k]), colours[k])
         out.append(Orbit(placement, size, stab))
     return out
 
@@ -500,14 +545,30 @@ class RowImages:
         n_rows = len(row_ptr) - 1
         self.table = np.full((len(self.elements), n_rows), -1, np.int64)
         lengths = np.diff(row_ptr)
+        paint = problem.row_colours
+        if paint is not None:
+            # rows with the same columns, coloured differently: an entry is its column and the
+            # colour on it (numbered among those present), which a symmetry carries along
+            present, paint = np.unique(paint, return_inverse=True)
+            n_paint = len(present)
+            wide = problem.exact_cover.n_columns * n_paint >= 1 << 31
         for length in np.unique(lengths).tolist():
             rows = np.flatnonzero(lengths == length)
-            block = cols[row_ptr[rows][:, None] + np.arange(length)]
-            keys = row_keys(np.sort(block, axis=1))
+            entries = row_ptr[rows][:, None] + np.arange(length)
+            block = cols[entries]
+            if paint is not None:
+                colour = paint[entries]
+                keys = row_keys(np.sort(block * n_paint + colour, axis=1), wide)
+            else:
+                keys = row_keys(np.sort(block, axis=1))
             order = np.argsort(keys, kind="stable")
             sorted_keys = keys[order]
             for k, g in enumerate(self.elements):
-                images = row_keys(np.sort(column_map(problem, g)[block], axis=1))
+                if paint is not None:
+                    moved = column_map(problem, g)[block] * n_paint + colour
+                    images = row_keys(np.sort(moved, axis=1), wide)
+                else:
+                    images = row_keys(np.sort(column_map(problem, g)[block], axis=1))
                 pos = np.minimum(np.searchsorted(sorted_keys, images), len(rows) - 1)
                 hit = sorted_keys[pos] == images
                 self.table[k, rows[hit]] = rows[order[pos[hit]]]
@@ -643,7 +704,7 @@ class ClassSearch(Search):
                 except Cancelled as exc:
                     return size * exc.partial, exc.partial, doubles * exc.partial, True
                 return size * n, n, doubles * n, False
-            by_cells = {o.representative.cells: o for o in orbits or ()}
+            by_cells = {o.representative.identity: o for o in orbits or ()}
             seen: set = set()
             fixed = classes = rot = 0
             placements = problem.placements
@@ -653,7 +714,7 @@ class ClassSearch(Search):
                 if orbits is not None:
                     real = (r for r in rows if r < problem.n_placement_rows)
                     placed = [*problem.fixed, *(placements[r] for r in real)]
-                    anchor = next(p.cells for p in placed if p.piece == self.anchor_piece)
+                    anchor = next(p.identity for p in placed if p.piece == self.anchor_piece)
                     orbit = by_cells[anchor]
                 fixed += orbit.size if orbit is not None else 1
                 elements = orbit.stabiliser if orbit else self.group.elements
