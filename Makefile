@@ -6,15 +6,20 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-DEBIAN_PACKAGES := xvfb libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libegl1 chromium chromium-driver
+DEBIAN_PACKAGES := xvfb libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libegl1 chromium chromium-driver gcc python3-dev
 
-.PHONY: run test bench lint format system-deps clean fuzz docs
+.PHONY: run test bench lint format system-deps clean fuzz docs kernels
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -U pip
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
+
+# The solver's kernels compiled ahead of time, so no command waits for numba to load (a no-op
+# when they are up to date; without a C compiler numba's JIT serves instead).
+kernels: $(STAMP)
+	@$(PY) -m tessera.solvers.native
 
 system-deps:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do \
@@ -27,10 +32,10 @@ system-deps:
 	  else echo "note: missing Debian packages (install them as root):$$missing"; fi; \
 	fi
 
-run: system-deps $(STAMP)
+run: system-deps $(STAMP) kernels
 	$(VENV)/bin/tessera view soma
 
-test: system-deps $(STAMP) lint
+test: system-deps $(STAMP) kernels lint
 	$(PY) -m pytest -q -ra
 
 lint: $(STAMP)
@@ -42,14 +47,14 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-fuzz: system-deps $(STAMP)
+fuzz: system-deps $(STAMP) kernels
 	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q tests/fuzz
 	TESSERA_KILLS=100 $(PY) -m pytest -q tests/test_export_kill.py
 
 docs: $(STAMP)
 	$(VENV)/bin/mkdocs build --strict --site-dir site
 
-bench: system-deps $(STAMP)
+bench: system-deps $(STAMP) kernels
 	$(PY) benchmarks/run_all.py
 
 clean:

@@ -12,7 +12,8 @@ resumable machine: `Search` runs the compiled kernel in slices, so the same obje
   ahead of it, as a search of its own (`solvers.work_queue` keeps the cores busy with it).
 
 Small matrices (up to 65,536 options) hold their live options as bitsets, larger ones as the
-items' sparse sets (`_cells_kernel`); both find the same solutions.
+items' sparse sets (`_cells_kernel`); both find the same solutions. The kernel is loaded
+through `native`: built ahead of time when it was, else from numba's cache.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tessera.solvers import _cells_kernel as K
-from tessera.solvers.kernels import before_first_use
+from tessera.solvers import _cells_layout as K
+from tessera.solvers import native
 from tessera.solvers.search_control import Cancelled, Progress, Report, Search, tree_fraction
 from tessera.solvers.trace import EventKind, TraceEvent
 
@@ -174,7 +175,7 @@ class ExactCoverSearch(Search):
             self._sets = (*sets[:5], np.zeros((depth_cap, n_items), np.uint32))
             self._bitsets = K.build_bits(1, np.zeros(1, np.uint32), np.zeros(0, np.uint32), 1)
             self._active = sets[5:]
-        before_first_use("exact-cover search", K.run)
+        self._run = native.cells_run()
         self._mult = mult
         self._low = problem.lower_array()
         self._has_low = bool(self._low.any())
@@ -220,7 +221,7 @@ class ExactCoverSearch(Search):
     # -- running --------------------------------------------------------------------------
     def _step(self, count_only: bool) -> int:
         while True:
-            code = K.run(
+            code = self._run(
                 *self._matrix, *self._active, self._mult, self._low, self._st, self._item,
                 self._kind, self._ostart, self._oend, self._oidx, self._chosen,
                 self._saved_count, self._saved_active, self._ostack, *self._ev,

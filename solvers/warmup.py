@@ -6,24 +6,50 @@ this module imports those modules, so it sits above them.
 
 from __future__ import annotations
 
+from tessera.solvers import native
 from tessera.solvers.kernels import is_compiled
 
 
 def exact_cover_ready() -> bool:
+    if native.loaded(native.CELLS) and native.loaded(native.CELLS_SETS):
+        return True
     from tessera.solvers._cells_kernel import run
 
     return is_compiled(run)
 
 
 def disassembler_ready() -> bool:
-    from tessera.solvers.polycube.disassemble import _search
+    if native.loaded(native.MOVES) is not None:
+        return True
+    from tessera.solvers.polycube._disassembly_kernel import _search
 
     return is_compiled(_search)
 
 
 def warm_up() -> None:
     """Compile (or load from the cache) every kernel once, on tiny inputs: a test run does this
-    before its workers start, so they load the kernels instead of each compiling them."""
+    before its workers start, so they load the kernels instead of each compiling them. When the
+    kernels were built ahead of time (`native`), numba's JIT versions are compiled too, for
+    whatever asks for them (the tests comparing the two, `TESSERA_NATIVE=0`)."""
+    import os
+
+    _exercise()
+    if native.loaded(native.CELLS) is None and native.loaded(native.MOVES) is None:
+        return
+    before = os.environ.get("TESSERA_NATIVE")
+    os.environ["TESSERA_NATIVE"] = "0"
+    native.forget()
+    try:
+        _exercise()
+    finally:
+        if before is None:
+            del os.environ["TESSERA_NATIVE"]
+        else:
+            os.environ["TESSERA_NATIVE"] = before
+        native.forget()
+
+
+def _exercise() -> None:
     import numpy as np
 
     from tessera.solvers.polycube.batch import warm_kernel

@@ -70,7 +70,13 @@ def _read_only_home(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
     home.chmod(0o555)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "MESA_", "MPL"))}
+    # no DISPLAY either: an export needs none (EGL), and the run's shared Xvfb, late in a busy
+    # run, has refused the connection VTK opens after our probe (a warning on stderr)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("XDG_", "MESA_", "MPL")) and k != "DISPLAY"
+    }
     return env | {"HOME": str(home), "TMPDIR": str(tmp_path)}
 
 

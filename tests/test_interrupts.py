@@ -13,12 +13,13 @@ import pytest
 from tests._paths import ROOT
 
 #: Modules whose import, once finished, is the moment to press Ctrl-C: our command's own
-#: module, numpy, numba, the compiled engine and the command's own solver. Python's
+#: module, numpy, the compiled engine's loader (it loads the kernels built ahead of time, or
+#: numba), the engine and the command's own solver. Python's
 #: `-X importtime` prints a line as each import finishes: the test waits on that line.
 MOMENTS = [
     "tessera.cli.main",
     "numpy",
-    "numba",
+    "tessera.solvers.native",
     "tessera.solvers.exact_cover",
     "tessera.solvers.polycube.symmetry",
 ]

@@ -11,7 +11,7 @@ import pytest
 
 from tessera.models.assets import resolve_puzzle
 from tessera.models.polycube import load_polycube
-from tessera.solvers import _cells_kernel as K
+from tessera.solvers import _cells_layout as K
 from tessera.solvers.exact_cover import ExactCoverProblem, ExactCoverSearch
 from tessera.solvers.polycube.packing import PackingProblem
 from tessera.solvers.trace import EventKind

@@ -221,8 +221,10 @@ def test_first_interlocking_puzzle_says_the_disassembler_is_being_prepared(
 ):
     """The disassembler compiles on its first use after an install (a few seconds): the window
     says so, and only for a puzzle that needs it."""
-    from tessera.solvers import kernels
+    from tessera.solvers import kernels, native
 
+    monkeypatch.setenv("TESSERA_NATIVE", "0")  # no kernels built ahead of time, either
+    monkeypatch.setattr(native, "_loaded", {})
     prepared: list[str] = []
     monkeypatch.setattr(kernels, "_listeners", [prepared.append])
     monkeypatch.setattr(kernels, "_announced", set())

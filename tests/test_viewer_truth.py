@@ -318,8 +318,10 @@ def test_impossible_puzzle_says_why_in_the_solutions_panel(qtbot, window, tmp_pa
 
 
 def test_first_solve_says_the_solver_is_being_prepared(qtbot, window, monkeypatch):
-    from tessera.solvers import kernels
+    from tessera.solvers import kernels, native
 
+    monkeypatch.setenv("TESSERA_NATIVE", "0")  # no kernels built ahead of time, either
+    monkeypatch.setattr(native, "_loaded", {})
     monkeypatch.setattr(kernels, "_listeners", [])
     monkeypatch.setattr(kernels, "_announced", set())
     monkeypatch.setattr(kernels, "is_compiled", lambda d: False)  # as on a fresh install
