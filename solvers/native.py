@@ -5,8 +5,8 @@ Numba compiles each kernel on its first use and caches it, but even loading a ca
 imports numba and readies its type system: about 0.3 s of CPU in every process, more than a
 small BurrTools file takes to assemble and take apart, and most of a 300-figure batch's set-up.
 `build()` compiles the same sources ahead of time with numba's `pycc`: the exact-cover search
-(`_cells_kernel.run`, in both of its ways of holding the live options) and the disassembler's
-separation search (`_disassembly_kernel._search`) become two small extension modules, which a
+(`_cells_kernel.run`, in both of its ways of holding the live options) and the disassembler
+(`_disassembly_kernel._disassemble`) become two small extension modules, which a
 process imports in about a millisecond. They release the GIL as the JIT versions do, so the
 window's worker and the count's threads behave the same.
 
@@ -52,7 +52,7 @@ SOURCES = (
 #: options) and as sparse sets (larger ones): one module each, since pycc fails to type one
 #: function exported twice. Neither needs numba's reference counting (they allocate nothing).
 CELLS, CELLS_SETS = "_tessera_cells", "_tessera_cells_sets"
-MOVES = "_tessera_moves"  # the separation search; allocates its state, so numba's runtime too
+MOVES = "_tessera_moves"  # the disassembler; allocates its state, so numba's runtime too
 MODULES = (CELLS, CELLS_SETS, MOVES)
 TARGET_CPU = {"x86_64": "x86-64-v2", "AMD64": "x86-64-v2"}.get(platform.machine())
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -154,15 +154,15 @@ def cells_run() -> Callable[..., int]:
     return run_built
 
 
-def disassembly_search() -> Callable[..., tuple]:
-    """The disassembler's separation search: the built one, else numba's."""
+def disassembly() -> Callable[..., tuple]:
+    """The disassembler (`_disassembly_kernel._disassemble`): the built one, else numba's."""
     built = loaded(MOVES)
     if built is None:
-        from tessera.solvers.polycube._disassembly_kernel import _search
+        from tessera.solvers.polycube._disassembly_kernel import _disassemble
 
-        before_first_use("disassembler", _search)
-        return _search
-    return built.search
+        before_first_use("disassembler", _disassemble)
+        return _disassemble
+    return built.disassemble
 
 
 # -- building --------------------------------------------------------------------------------
@@ -185,22 +185,21 @@ def _signatures() -> dict[str, dict[str, Any]]:
         arr(i64), arr(i64), arr(i64), arr(i64), arr(i64), arr(i64), arr(i64, 2), arr(i64),
         arr(u32), arr(i64), arr(i64), arr(i64), i64, T.boolean, T.boolean, T.boolean, T.boolean,
     )  # fmt: skip
-    any1 = arr(i64, 1, "A")
-    found = T.Tuple((i64, arr(T.int32, 2), any1, any1, any1, any1, i64, i64, i64, i64))
     lat = T.Tuple((arr(i64, 2), arr(i64), arr(i64, 2), i64, arr(i64, 2)))
-    search = found(arr(T.int32, 2), arr(i64), arr(T.int32, 2), i64, arr(i64), lat)
+    taken_apart = T.Tuple((i64, i64, i64, arr(i64, 2), arr(i64, 2), arr(i64)))
+    disassemble = taken_apart(arr(T.int32, 2), arr(i64), arr(i64), arr(i64), i64, lat)
     return {
         CELLS: {"run": i64(*head, T.none, bits)},
         CELLS_SETS: {"run": i64(*head, sets, bits)},
-        MOVES: {"search": search},
+        MOVES: {"disassemble": disassemble},
     }
 
 
 def _functions() -> dict[str, Any]:
     from tessera.solvers._cells_kernel import run
-    from tessera.solvers.polycube._disassembly_kernel import _search
+    from tessera.solvers.polycube._disassembly_kernel import _disassemble
 
-    return {"run": run.py_func, "search": _search.py_func}
+    return {"run": run.py_func, "disassemble": _disassemble.py_func}
 
 
 def _compile(module: str, exports: dict[str, Any], out: Path) -> None:

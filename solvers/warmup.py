@@ -21,9 +21,9 @@ def exact_cover_ready() -> bool:
 def disassembler_ready() -> bool:
     if native.loaded(native.MOVES) is not None:
         return True
-    from tessera.solvers.polycube._disassembly_kernel import _search
+    from tessera.solvers.polycube._disassembly_kernel import _disassemble
 
-    return is_compiled(_search)
+    return is_compiled(_disassemble)
 
 
 def warm_up() -> None:

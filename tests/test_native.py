@@ -117,7 +117,7 @@ def test_signatures_are_those_of_real_calls(built, monkeypatch):
     """The built exports take exactly the types the Python side passes: numba's JIT, given the
     same calls, compiles these signatures and no others."""
     from tessera.solvers._cells_kernel import run
-    from tessera.solvers.polycube._disassembly_kernel import _search
+    from tessera.solvers.polycube._disassembly_kernel import _disassemble
 
     _jit(monkeypatch)
     problem = PackingProblem(load_polycube(ASSETS / "puzzles" / "soma.toml")).exact_cover
@@ -132,8 +132,9 @@ def test_signatures_are_those_of_real_calls(built, monkeypatch):
     cells = {s.args for m in (native.CELLS, native.CELLS_SETS) for s in wanted[m].values()}
     assert {s.args for s in run.nopython_signatures} <= cells
     assert len(run.nopython_signatures) == 2
-    (search,) = _search.nopython_signatures
-    assert search.args == wanted[native.MOVES]["search"].args
+    (taken_apart,) = _disassemble.nopython_signatures
+    assert taken_apart.args == wanted[native.MOVES]["disassemble"].args
+    assert taken_apart.return_type == wanted[native.MOVES]["disassemble"].return_type
 
 
 def test_built_kernel_lets_other_threads_run(built):

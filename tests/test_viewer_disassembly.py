@@ -229,7 +229,7 @@ def test_first_interlocking_puzzle_says_the_disassembler_is_being_prepared(
     monkeypatch.setattr(kernels, "_listeners", [prepared.append])
     monkeypatch.setattr(kernels, "_announced", set())
     # as on a fresh install, for the disassembler only
-    monkeypatch.setattr(kernels, "is_compiled", lambda d: d.__name__ != "_search")
+    monkeypatch.setattr(kernels, "is_compiled", lambda d: d.__name__ != "_disassemble")
     messages: list[str] = []
     window.statusBar().messageChanged.connect(messages.append)
     open_and_finish(qtbot, window, puzzle_file("soma"))

@@ -1,8 +1,11 @@
-"""The disassembler's compiled kernels (numba): the breadth-first search for one separation.
+"""The disassembler's compiled kernels (numba): the breadth-first search for one separation
+(`_search`), and the whole disassembly of an assembly, part after part (`_disassemble`).
 
-`solvers.polycube.disassemble` is the Python side (the tree of separations, the level string,
-the moves); it loads `_search` through `solvers.native`, compiled ahead of time when it was
-built, else from numba's cache, so importing the disassembler never imports numba.
+`solvers.polycube.disassemble` is the Python side (the tree read back, the level string, the
+moves); it loads `_disassemble` through `solvers.native`, compiled ahead of time when it was
+built, else from numba's cache, so importing the disassembler never imports numba. The parts
+were once taken apart by a recursion in Python: over BurrTools' small files that recursion
+(packing each part's cells, the clearance of each removal) cost ten times the searches.
 """
 
 from __future__ import annotations
@@ -461,3 +464,198 @@ def _search(cells, starts, init, node_limit, kinds, lat):
         code, states[:count], rec[:count, _PARENT], rec[:count, _MASK], rec[:count, _DIR],
         rec[:count, _DIST], count, goal, rmask, rdir,
     )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _part(cells, starts, kinds, mask, n_all):
+    """The cells, piece starts and cell kinds of the pieces in `mask`, packed in piece order."""
+    total = 0
+    n = 0
+    for p in range(n_all):
+        if (mask >> p) & 1:
+            total += starts[p + 1] - starts[p]
+            n += 1
+    sub = np.empty((total, 3), np.int32)
+    sub_starts = np.zeros(n + 1, np.int64)
+    sub_kinds = np.empty(total, np.int64)
+    at = 0
+    q = 0
+    for p in range(n_all):
+        if (mask >> p) & 1:
+            for c in range(starts[p], starts[p + 1]):
+                for a in range(3):
+                    sub[at, a] = cells[c, a]
+                sub_kinds[at] = kinds[c]
+                at += 1
+            q += 1
+            sub_starts[q] = at
+    return sub, sub_starts, sub_kinds
+
+
+@njit(cache=True, nogil=True)
+def _clearance(cells, starts, offsets, inside, step):
+    """The fewest steps (at least 1) after which the pieces in the local mask `inside` are
+    clear of the rest's bounding box, beyond it along some coordinate the step changes: no
+    cell of the two is then shared, so the group can be parked there (every step on the way is
+    free: it is a removal)."""
+    n = starts.shape[0] - 1
+    big = np.int64(1) << 60
+    lo_in = np.full(3, big, np.int64)
+    hi_in = np.full(3, -big, np.int64)
+    lo_out = np.full(3, big, np.int64)
+    hi_out = np.full(3, -big, np.int64)
+    for p in range(n):
+        mine = (inside >> p) & 1
+        for c in range(starts[p], starts[p + 1]):
+            for a in range(3):
+                v = np.int64(cells[c, a]) + offsets[p, a]
+                if mine:
+                    lo_in[a] = min(lo_in[a], v)
+                    hi_in[a] = max(hi_in[a], v)
+                else:
+                    lo_out[a] = min(lo_out[a], v)
+                    hi_out[a] = max(hi_out[a], v)
+    best = big
+    for a in range(3):
+        s = np.int64(step[a])
+        if s == 0:
+            continue
+        gap = hi_out[a] - lo_in[a] if s > 0 else hi_in[a] - lo_out[a]
+        best = min(best, gap // abs(s) + 1)
+    return max(np.int64(1), best)
+
+
+@njit(cache=True, nogil=True)
+def _disassemble(cells, starts, kinds, groups, node_limit, lat):
+    """The whole disassembly of an assembly (every piece at offset 0), as `_Run` in Python
+    did it part by part: depth first, the part left before the part removed, a part of one
+    piece or of one non-zero group needing no separation (except the whole assembly).
+
+    Returns (code, stuck mask, nodes, moves, separations, together): `moves` rows are (global
+    piece mask, direction, distance, removes) in replay order; `separations` rows are (part
+    mask, first move, number of moves, left child, removed child, left mask, removed mask),
+    children -1 when they need no separation; `together` the masks of parts left joined
+    by their group. Stops at the first part that does not come apart (code STUCK, or LIMIT
+    when the node limit stopped its search), naming it by `stuck mask`."""
+    dirs = lat[0]
+    n_all = starts.shape[0] - 1
+    moves = np.empty((64, 4), np.int64)
+    n_moves = 0
+    seps = np.full((16, 7), -1, np.int64)
+    n_seps = 0
+    together = np.empty(n_all, np.int64)
+    n_together = 0
+    # the parts still to take apart: (mask, parent separation, side), their offsets apart
+    stack_mask = np.empty(2 * n_all + 2, np.int64)
+    stack_parent = np.empty(2 * n_all + 2, np.int64)
+    stack_side = np.empty(2 * n_all + 2, np.int64)
+    stack_offsets = np.zeros((2 * n_all + 2, n_all, 3), np.int32)
+    top = 1
+    stack_mask[0] = (np.int64(1) << n_all) - 1
+    stack_parent[0] = -1
+    stack_side[0] = 0
+    nodes = np.int64(0)
+    local = np.empty(n_all, np.int64)  # local index -> global piece
+    while top > 0:
+        top -= 1
+        mask = stack_mask[top]
+        parent = stack_parent[top]
+        side = stack_side[top]
+        n = 0
+        for p in range(n_all):
+            if (mask >> p) & 1:
+                local[n] = p
+                n += 1
+        if parent >= 0:  # not the whole assembly: it must come apart at least once
+            if n == 1:
+                continue
+            first = groups[local[0]]
+            same = first != 0
+            for q in range(1, n):
+                if groups[local[q]] != first:
+                    same = False
+            if same:
+                together[n_together] = mask
+                n_together += 1
+                continue
+        init = np.empty((n, 3), np.int32)
+        for q in range(n):
+            for a in range(3):
+                init[q, a] = stack_offsets[top, q, a]
+        sub, sub_starts, sub_kinds = _part(cells, starts, kinds, mask, n_all)
+        code, states, parent_of, mmask, mdir, mdist, count, goal, rmask, rdir = _search(
+            sub, sub_starts, init, node_limit, sub_kinds, lat
+        )
+        nodes += count
+        if code != FOUND:
+            return (code, mask, nodes, moves[:n_moves], seps[:n_seps], together[:n_together])
+        # the path from the assembled state to the goal, in order
+        length = 0
+        s = goal
+        while s > 0:
+            length += 1
+            s = parent_of[s]
+        if n_seps >= seps.shape[0]:
+            seps = _grow(seps, n_seps, seps.shape[0] * 2)
+            for r in range(n_seps, seps.shape[0]):
+                for c in range(7):
+                    seps[r, c] = -1
+        me = n_seps
+        n_seps += 1
+        if parent >= 0:
+            seps[parent, 3 + side] = me
+        seps[me, 0] = mask
+        seps[me, 1] = n_moves
+        seps[me, 2] = length + 1
+        while n_moves + length + 1 > moves.shape[0]:
+            moves = _grow(moves, n_moves, moves.shape[0] * 2)
+        s = goal
+        k = length
+        while s > 0:
+            k -= 1
+            g = np.int64(0)
+            for q in range(n):
+                if (mmask[s] >> q) & 1:
+                    g |= np.int64(1) << local[q]
+            moves[n_moves + k, 0] = g
+            moves[n_moves + k, 1] = mdir[s]
+            moves[n_moves + k, 2] = mdist[s]
+            moves[n_moves + k, 3] = 0
+            s = parent_of[s]
+        n_moves += length
+        final = np.empty((n, 3), np.int64)
+        for q in range(n):
+            for a in range(3):
+                final[q, a] = states[goal, q * 3 + a]
+        clear = _clearance(sub, sub_starts, final, rmask, dirs[rdir])
+        inside = np.int64(0)
+        outside = np.int64(0)
+        for q in range(n):
+            if (rmask >> q) & 1:
+                inside |= np.int64(1) << local[q]
+            else:
+                outside |= np.int64(1) << local[q]
+        moves[n_moves, 0] = inside
+        moves[n_moves, 1] = rdir
+        moves[n_moves, 2] = clear
+        moves[n_moves, 3] = 1
+        n_moves += 1
+        seps[me, 5] = outside
+        seps[me, 6] = inside
+        # the removed part goes on the stack first, so the part left is taken apart first
+        for which in range(2):
+            side_now = 1 - which
+            part = inside if which == 0 else outside
+            moved = 1 - which
+            stack_mask[top] = part
+            stack_parent[top] = me
+            stack_side[top] = side_now
+            r = 0
+            for q in range(n):
+                if (part >> local[q]) & 1:
+                    for a in range(3):
+                        v = final[q, a] + (moved * clear * dirs[rdir, a])
+                        stack_offsets[top, r, a] = v
+                    r += 1
+            top += 1
+    return (FOUND, np.int64(0), nodes, moves[:n_moves], seps[:n_seps], together[:n_together])

@@ -15,9 +15,10 @@ may stay joined; any other part that cannot come apart makes the assembly no sol
 
 The first piece of a part never moves: sliding a group one way is the same relative motion as
 sliding the rest the other way, so the states need no normalising and half the groups are
-never generated. The search is compiled (numba): the states live in one array with an
-open-addressing hash table over it, and the work is bounded by a node limit, reported as
-"gave up" instead of growing without end.
+never generated. The search is compiled (numba, `_disassembly_kernel`), and so is the walk
+over the parts: the states live in one array with an open-addressing hash table over it, and
+the work is bounded by a node limit, reported as "gave up" instead of growing without end.
+This module reads the kernel's rows back into the tree of `Separation`s and its `Move`s.
 
 The level string is written as BurrTools writes it: the separation's move count, then, each
 after a dot, the level of the part left behind and then of the part taken out, each only when
@@ -142,114 +143,31 @@ def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair, 
 
 
 # ---------------------------------------------------------------------------------------------
-# the recursion in Python
+# the tree, read back from the compiled disassembly
 
 
-class _Stuck(Exception):
-    def __init__(self, pieces: tuple[int, ...], gave_up: bool) -> None:
-        super().__init__(pieces)
-        self.pieces = pieces
-        self.gave_up = gave_up
+def _pieces(mask: int) -> tuple[int, ...]:
+    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
-class _Run:
-    """One assembly's disassembly: every part's search, sharing the counters."""
-
-    def __init__(
-        self,
-        cells: list[np.ndarray],
-        groups: Sequence[int] | None,
-        node_limit: int,
-        grid: Grid = CUBES,
-    ) -> None:
-        self.cells = cells
-        self.grid = grid
-        self.lattice = lattice(grid)
-        self.groups = list(groups) if groups is not None else [0] * len(cells)
-        if len(self.groups) != len(cells):
-            raise ValueError("one group number per piece")
-        self.node_limit = node_limit
-        self.nodes = 0
-        self.left_together: list[tuple[int, ...]] = []
-        self.search = native.disassembly_search()
-
-    def done_part(self, pieces: tuple[int, ...]) -> bool:
-        """True when the part needs no separation: one piece, or pieces of one group."""
-        if len(pieces) == 1:
-            return True
-        first = self.groups[pieces[0]]
-        if first != 0 and all(self.groups[p] == first for p in pieces):
-            self.left_together.append(pieces)
-            return True
-        return False
-
-    def separate(
-        self, pieces: tuple[int, ...], offsets: np.ndarray, top: bool = False
-    ) -> Separation | None:
-        """The separation tree of a part (None when it needs none). The whole assembly
-        (`top`) must come apart at least once even when all its pieces share a group, as in
-        BurrTools: a group excuses a part left after a separation, not the puzzle itself."""
-        if not top and self.done_part(pieces):
-            return None
-        packed, starts = pack_cells([self.cells[p] for p in pieces])
-        init = np.ascontiguousarray(offsets, np.int32)
-        lat = self.lattice
-        # offsets are lattice translations: a cell's kind is the kind it has assembled
-        kinds = lat.kinds(packed.astype(np.int64))
-        code, states, parent, mmask, mdir, mdist, count, goal, removed, rdir = self.search(
-            packed, starts, init, self.node_limit, kinds, lat.arrays
+def _tree(moves: np.ndarray, seps: np.ndarray, grid: Grid) -> tuple[Separation, list[Move]]:
+    """The separations and the moves in replay order, from the kernel's rows (see
+    `_disassembly_kernel._disassemble`)."""
+    every = [Move(_pieces(m), d, k, bool(r), grid) for m, d, k, r in moves.tolist()]
+    rows = seps.tolist()
+    nodes = [
+        Separation(
+            _pieces(mask),
+            every[first : first + count],
+            left_pieces=_pieces(left_mask),
+            removed_pieces=_pieces(removed_mask),
         )
-        self.nodes += int(count)
-        if code != FOUND:
-            raise _Stuck(pieces, gave_up=code == LIMIT)
-        path = []
-        s = int(goal)
-        while s > 0:
-            path.append(s)
-            s = int(parent[s])
-        path.reverse()
-        moves = []
-        for s in path:
-            m, d, k = int(mmask[s]), int(mdir[s]), int(mdist[s])
-            moving = tuple(pieces[i] for i in range(len(pieces)) if m >> i & 1)
-            moves.append(Move(moving, d, k, grid=self.grid))
-        final = states[int(goal)].reshape(-1, 3).copy()
-        mask = int(removed)
-        inside = [i for i in range(len(pieces)) if mask >> i & 1]
-        outside = [i for i in range(len(pieces)) if not mask >> i & 1]
-        step = lat.dirs[int(rdir)]
-        clear = _clearance(packed, starts, final, inside, outside, step)
-        removal = Move(tuple(pieces[i] for i in inside), int(rdir), clear, True, self.grid)
-        moves.append(removal)
-        moved = final.copy()
-        moved[inside] += step * clear
-        left_pieces = tuple(pieces[i] for i in outside)
-        removed_pieces = tuple(pieces[i] for i in inside)
-        node = Separation(pieces, moves, left_pieces=left_pieces, removed_pieces=removed_pieces)
-        node.left = self.separate(left_pieces, final[outside])
-        node.removed = self.separate(removed_pieces, moved[inside])
-        return node
-
-
-def _clearance(cells, starts, offsets, inside, outside, step: np.ndarray) -> int:
-    """The fewest steps (at least 1) after which the group is clear of the rest's bounding box,
-    beyond it along some coordinate the step changes: no cell of the two is then shared, so the
-    group can be parked there (every step on the way is free: it is a removal)."""
-
-    def coords(group):
-        return np.vstack([cells[starts[i] : starts[i + 1]] + offsets[i] for i in group])
-
-    mine, rest = coords(inside), coords(outside)
-    best = None
-    for a in np.flatnonzero(step).tolist():
-        if step[a] > 0:  # mine.min + k step > rest.max
-            gap = int(rest[:, a].max() - mine[:, a].min())
-        else:
-            gap = int(mine[:, a].max() - rest[:, a].min())
-        need = gap // abs(int(step[a])) + 1
-        best = need if best is None else min(best, need)
-    assert best is not None
-    return max(1, best)
+        for mask, first, count, _, _, left_mask, removed_mask in rows
+    ]
+    for node, row in zip(nodes, rows, strict=True):
+        node.left = nodes[row[3]] if row[3] >= 0 else None
+        node.removed = nodes[row[4]] if row[4] >= 0 else None
+    return nodes[0], every
 
 
 def disassemble(
@@ -270,26 +188,34 @@ def disassemble(
         raise ValueError("no pieces")
     if node_limit < 1:
         raise ValueError("the node limit must be at least 1")
-    every = np.vstack(cells).tolist()
-    if len(set(map(tuple, every))) != len(every):  # np.unique(axis=0) cost more than the search
+    listed = np.vstack(cells).tolist()
+    if len(set(map(tuple, listed))) != len(listed):  # np.unique(axis=0) cost more than the search
         raise ValueError("two pieces share a cell: not an assembly")
     pieces = tuple(range(len(cells)))
     if len(cells) == 1:  # nothing to take apart: BurrTools' assembly that is no solution
         return Disassembly("", (), (), complete=False, stuck=pieces)
-    run = _Run(cells, groups, node_limit, grid)
-    try:
-        tree = run.separate(pieces, np.zeros((len(cells), 3), np.int32), top=True)
-    except _Stuck as stuck:
+    groups = list(groups) if groups is not None else [0] * len(cells)
+    if len(groups) != len(cells):
+        raise ValueError("one group number per piece")
+    packed, starts = pack_cells(cells)
+    lat = lattice(grid)
+    # pieces only ever move by lattice translations: a cell keeps its assembled kind
+    kinds = lat.kinds(packed.astype(np.int64))
+    code, stuck, nodes, moves, seps, together = native.disassembly()(
+        packed, starts, kinds, np.asarray(groups, np.int64), node_limit, lat.arrays
+    )
+    if code != FOUND:
         return Disassembly(
-            "", (), (), complete=False, gave_up=stuck.gave_up, stuck=stuck.pieces, nodes=run.nodes
-        )
-    assert tree is not None
+            "", (), (), complete=False, gave_up=code == LIMIT, stuck=_pieces(int(stuck)),
+            nodes=int(nodes),
+        )  # fmt: skip
+    tree, every = _tree(moves, seps, grid)
     return Disassembly(
         tree.level(),
-        tuple(tree.all_moves()),
-        tuple(run.left_together),
+        tuple(every),
+        tuple(_pieces(m) for m in together.tolist()),
         complete=True,
-        nodes=run.nodes,
+        nodes=int(nodes),
         tree=tree,
     )
 
