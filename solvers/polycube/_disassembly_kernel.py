@@ -53,6 +53,37 @@ def _piece_grids(cells, starts):
     return pbox, occ, ostart
 
 
+@njit(cache=True, nogil=True)
+def _fronts(cells, starts, kinds, lat, pgrids):
+    """`front[d, a]`: whether cell a can be the first of its piece to meet another piece on a
+    slide along d. Where the only cell a step along d sweeps through is the cell d ahead (the
+    cube grid; a direction of another grid whose blockers are that cell alone), a cell whose
+    next cell along d is its own piece's never is: every line from it runs on through that
+    cell, one step behind. Skipping those cells in `_pair` (most of a solid piece's) leaves its
+    answer as it was."""
+    dirs, bstart, boff, nk, reach = lat
+    pbox, occ, ostart = pgrids
+    nd = dirs.shape[0]
+    n = starts.shape[0] - 1
+    front = np.ones((nd, cells.shape[0]), np.bool_)
+    for d in range(nd):
+        for p in range(n):
+            for a in range(starts[p], starts[p + 1]):
+                row = d * nk + kinds[a]
+                if bstart[row + 1] - bstart[row] != 1:
+                    continue
+                q = bstart[row]
+                if boff[q, 0] != dirs[d, 0] or boff[q, 1] != dirs[d, 1] or boff[q, 2] != dirs[d, 2]:
+                    continue
+                x = cells[a, 0] + dirs[d, 0] - pbox[p, 0]
+                y = cells[a, 1] + dirs[d, 1] - pbox[p, 1]
+                z = cells[a, 2] + dirs[d, 2] - pbox[p, 2]
+                if 0 <= x < pbox[p, 3] and 0 <= y < pbox[p, 4] and 0 <= z < pbox[p, 5]:
+                    if occ[ostart[p] + x + pbox[p, 3] * (y + pbox[p, 4] * z)]:
+                        front[d, a] = False
+    return front
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _axis_range(p, d, n, first, last):
     """The steps k in first..last of a line p + k d that keep one coordinate in 0..n-1 (unit
@@ -74,12 +105,12 @@ def _axis_range(p, d, n, first, last):
 
 
 @njit(cache=True, nogil=True)
-def _pair(cells, starts, i, j, rx, ry, rz, out, kinds, lat, pgrids):
+def _pair(cells, starts, i, j, rx, ry, rz, out, kinds, lat, pgrids, front):
     """out[d]: how far piece i slides along d before touching piece j, j shifted by r
     relative to i (FREE: never). Exact for the pair, ignoring every other piece: from every
     cell of i, along the line of each blocker of its steps, the first cell of j (looked up in
     j's occupancy, `_piece_grids`, over the run of the line inside j's box: a box is convex).
-    `lat`: the grid's `Lattice.arrays`."""
+    `lat`: the grid's `Lattice.arrays`; `front`: the cells worth a look, `_fronts`."""
     dirs, bstart, boff, nk, reach = lat
     pbox, occ, ostart = pgrids
     nd = dirs.shape[0]
@@ -105,6 +136,8 @@ def _pair(cells, starts, i, j, rx, ry, rz, out, kinds, lat, pgrids):
         for a in range(starts[i], starts[i + 1]):
             if best == 0:
                 break
+            if not front[d, a]:
+                continue
             row = d * nk + kinds[a]
             for q in range(bstart[row], bstart[row + 1]):
                 x = cells[a, 0] - sx + boff[q, 0]
@@ -129,7 +162,7 @@ def _pair(cells, starts, i, j, rx, ry, rz, out, kinds, lat, pgrids):
 
 @njit(cache=True, nogil=True)
 def _lattice_distances(
-    cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat, pgrids
+    cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat, pgrids, front
 ):
     """`movement.distances` for the search: pair by pair, each pair's distances along every
     direction cached by the pair's relative offset (rigid pieces: nothing else changes them).
@@ -147,7 +180,7 @@ def _lattice_distances(
             ry = offsets[j, 1] - offsets[i, 1]
             rz = offsets[j, 2] - offsets[i, 2]
             if abs(rx) >= 1000 or abs(ry) >= 1000 or abs(rz) >= 1000:
-                _pair(cells, starts, i, j, rx, ry, rz, pair, kinds, lat, pgrids)
+                _pair(cells, starts, i, j, rx, ry, rz, pair, kinds, lat, pgrids, front)
                 for d in range(nd):
                     dist[d, i, j] = pair[d]
                     dist[d ^ 1, j, i] = pair[d]
@@ -164,7 +197,7 @@ def _lattice_distances(
             while ckeys[slot] != -1 and ckeys[slot] != key:
                 slot = (slot + np.uint64(1)) & np.uint64(size - 1)
             if ckeys[slot] == -1:
-                _pair(cells, starts, i, j, rx, ry, rz, pair, kinds, lat, pgrids)
+                _pair(cells, starts, i, j, rx, ry, rz, pair, kinds, lat, pgrids, front)
                 ckeys[slot] = key
                 for d in range(nd):
                     cvals[slot, d] = pair[d]
@@ -402,6 +435,7 @@ def _search(cells, starts, init, node_limit, kinds, lat):
     cvals = np.empty((1024, nd), np.int32)
     ccount = np.int64(0)
     pgrids = _piece_grids(cells, starts)
+    front = _fronts(cells, starts, kinds, lat, pgrids)
     code = STUCK
     goal = np.int64(-1)
     rmask = np.int64(0)
@@ -413,7 +447,7 @@ def _search(cells, starts, init, node_limit, kinds, lat):
         for a in range(width):
             offsets[a // 3, a % 3] = states[s, a]
         ckeys, cvals, ccount = _lattice_distances(
-            cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat, pgrids
+            cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat, pgrids, front
         )
         _closed(dist, n, clos)
         m, d = _removal(clos, n)

@@ -133,13 +133,19 @@ class Disassembly:
 def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair, grid=CUBES):
     """`_lattice_distances` on `grid` (the cube grid unless told), for callers outside the
     search."""
-    from tessera.solvers.polycube._disassembly_kernel import _lattice_distances, _piece_grids
+    from tessera.solvers.polycube._disassembly_kernel import (
+        _fronts,
+        _lattice_distances,
+        _piece_grids,
+    )
 
     lat = lattice(grid)
+    kinds = lat.kinds(cells)
+    grids = _piece_grids(cells, starts)
+    front = _fronts(cells, starts, kinds, lat.arrays, grids)
     return _lattice_distances(
-        cells, starts, offsets, dist, ckeys, cvals, ccount, pair, lat.kinds(cells), lat.arrays,
-        _piece_grids(cells, starts),
-    )  # fmt: skip
+        cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat.arrays, grids, front
+    )
 
 
 # ---------------------------------------------------------------------------------------------
