@@ -22,7 +22,7 @@ from defusedxml import ElementTree as SafeET
 from tessera.models.colours import ColourRules
 from tessera.models.errors import PuzzleError, printable
 from tessera.models.grids import GRIDS, Grid
-from tessera.models.polycube import Piece, PolycubePuzzle, Target, check_colour_symmetry
+from tessera.models.polycube import Piece, PolycubePuzzle, Target
 
 MAX_INFLATED = 64 * 1024 * 1024
 #: Cells of one voxel grid (x·y·z) and of all grids together. The bytes guard alone let a
@@ -346,9 +346,7 @@ def load_xmpuzzle(path: str | Path, problem: int = 1) -> PolycubePuzzle:
             warnings.append(f"{path}:{sline}: piece '{name}' is not connected")
         cells, voxel_colours = grid.normalise_with(cells, voxel_colours)
         colours = voxel_colours if voxel_colours.any() else None
-        piece = Piece(name, cells, count, None, fewest, group, colours, grid)
-        check_colour_symmetry(piece, path, sline)
-        pieces.append(piece)
+        pieces.append(Piece(name, cells, count, None, fewest, group, colours, grid))
     if not pieces:
         raise PuzzleError("the problem has no pieces", path, pline)
     name = prob.get("name") or ""

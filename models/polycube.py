@@ -274,13 +274,6 @@ def _placements(puzzle: PolycubePuzzle, piece_index: int) -> list[Placement]:
     return out
 
 
-def check_colour_symmetry(piece: Piece, path: str | Path | None, line: int | None) -> None:
-    """Nothing left to refuse: a symmetric shape coloured asymmetrically is counted as
-    BurrTools counts it (`Piece.colour_turns`, `Placement.colours`). Kept only while the
-    BurrTools loader still calls it; both go together."""
-    del piece, path, line
-
-
 # -- file format 1 ---------------------------------------------------------------------------
 
 TOP_KEYS = {

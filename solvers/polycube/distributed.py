@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from tessera.models.errors import PuzzleError
+from tessera.models.grids import CUBES
 from tessera.models.polycube import PolycubePuzzle
 from tessera.solvers.polycube.packing import PackingProblem
 from tessera.solvers.polycube.symmetry import ClassSearch, Counts
@@ -194,15 +195,40 @@ _CACHE_LOCK = threading.Lock()
 
 
 def fingerprint(puzzle: PolycubePuzzle) -> str:
-    """Names a puzzle's content: pieces, copies and target cells (not its file or name)."""
+    """Names a puzzle's content, whatever its count depends on: pieces, copies and target
+    cells, and the voxel colours, colour rules, piece ranges, grid and naming rule where a
+    puzzle has them (not its file or name).
+
+    It keys the workers' cache of prepared searches and a checkpoint's header, so two puzzles
+    it mixes up would share one search or resume each other's count. What only some puzzles
+    have is added only when they have it: a plain puzzle of cubes keeps the fingerprint it
+    had, and its checkpoints still resume."""
     h = hashlib.sha256()
     for piece in puzzle.pieces:
         h.update(np.ascontiguousarray(piece.cells, np.int64).tobytes())
         h.update(f"|{piece.copies}|".encode())
+        if piece.min_copies is not None:
+            h.update(f"fewest {piece.min_copies}|".encode())
+        if piece.coloured:
+            h.update(_colour_bytes(piece.voxel_colours))
     target = puzzle.target
     h.update(np.ascontiguousarray(target.cells, np.int64).tobytes())
     h.update(f"|{target.n_required}".encode())
+    if target.coloured:
+        h.update(_colour_bytes(target.colours))
+    if puzzle.coloured and puzzle.colour_rules is not None:
+        h.update(f"|allow {sorted(puzzle.colour_rules.allow)}".encode())
+    if puzzle.grid.name != CUBES.name:
+        h.update(f"|grid {puzzle.grid.name}".encode())
+    if not puzzle.equal_pieces_alike:
+        h.update(b"|equal shapes apart")
     return h.hexdigest()[:16]
+
+
+def _colour_bytes(colours: np.ndarray | None) -> bytes:
+    """A colour per cell, tagged and sized so that it cannot read as the cells beside it."""
+    values = np.ascontiguousarray(colours, np.int64)
+    return f"colours {len(values)}|".encode() + values.tobytes()
 
 
 def _prepared(puzzle: PolycubePuzzle) -> tuple[ClassSearch, dict[int, PackingProblem]]:

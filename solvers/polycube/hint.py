@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tessera.models.colours import voxel_colours_fit
 from tessera.models.polycube import Placement, PolycubePuzzle
 from tessera.solvers.exact_cover import ExactCoverSearch
 from tessera.solvers.polycube.identify import PlacedCells, placement_of
@@ -54,6 +55,10 @@ def _check(
                 index = puzzle.target.index
                 out = [c for c in np.asarray(cells).tolist() if tuple(c) not in index]
                 return [], f"piece {names[piece]} sticks out of the target at {_where(out[0])}"
+        clash = _colour_clash(puzzle, placement)
+        if clash is not None:
+            where = _where(puzzle.target.cells[clash])
+            return [], f"piece {names[placement.piece]} has a colour the target forbids at {where}"
         for cell in placement.cells:
             other = owner.get(cell)
             if other is not None:
@@ -67,6 +72,45 @@ def _check(
             return [], f"{used[placement.piece]} pieces {name} placed, the set has {have}"
         placements.append(placement)
     return placements, None
+
+
+def _colour_clash(puzzle: PolycubePuzzle, placement: Placement) -> int | None:
+    """The first target cell where the placed piece's colour breaks the colour rules, or None.
+
+    The solver's placements obey the rules, but a piece put down by hand need not: left
+    unchecked, it is fixed in place and the search, which never looks at its colours again,
+    completes the assembly around it (a black cube on a red cell "can be completed")."""
+    fit = puzzle.colour_fit(placement.piece)
+    if fit is None:
+        return None
+    target_colours, own = fit
+    painted = placement.colours
+    if painted is None:
+        painted = _painted(puzzle, placement, own)
+    cells = list(placement.cells)
+    ok = voxel_colours_fit(
+        puzzle.colour_rules,
+        np.asarray(painted, np.int64)[:, None],
+        target_colours[cells][:, None],
+    )
+    bad = np.flatnonzero(~ok)
+    return cells[int(bad[0])] if len(bad) else None
+
+
+def _painted(puzzle: PolycubePuzzle, placement: Placement, own: np.ndarray) -> np.ndarray:
+    """The piece's colour on each of the placement's cells, read off its coloured orientation
+    (a coloured puzzle numbers those, `PolycubePuzzle.colour_fit`): for a piece whose colours
+    tell no turns apart, the cells say the colours."""
+    grid = puzzle.grid
+    shape, values = grid.coloured_orientations(puzzle.pieces[placement.piece].cells, own)[
+        placement.orientation
+    ]
+    ids = np.asarray(placement.cells, np.int64)
+    cells, carried = grid.normalise_with(puzzle.target.cells[ids], ids)
+    if not np.array_equal(cells, shape):
+        raise ValueError("the placement's cells are not its orientation's shape")
+    colour_of = dict(zip(carried.tolist(), values.tolist(), strict=True))
+    return np.array([colour_of[c] for c in placement.cells], np.int64)
 
 
 def hint(

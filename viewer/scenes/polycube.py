@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyvista as pv
@@ -33,7 +33,7 @@ import pyvista as pv
 from tessera.models.grids import CUBES, Grid
 from tessera.models.grids.base import as_cells
 from tessera.models.grids.surface import is_round, space_vector
-from tessera.models.polycube import Piece, PolycubePuzzle
+from tessera.models.polycube import Piece, Placement, PolycubePuzzle
 from tessera.solvers.polycube.disassemble import Disassembly
 from tessera.solvers.polycube.interlocking import (
     InterlockedSolution,
@@ -97,7 +97,12 @@ def voxel_coloured_mesh(piece: Piece, base: str, palette: tuple[str, ...]):
     return mesh
 
 
-def placement_matrix(piece_cells: np.ndarray, placed: np.ndarray, grid: Grid = CUBES) -> np.ndarray:
+def placement_matrix(
+    piece_cells: np.ndarray,
+    placed: np.ndarray,
+    grid: Grid = CUBES,
+    colours: tuple[np.ndarray, Sequence[int]] | None = None,
+) -> np.ndarray:
     """The 4×4 affine that maps a piece's own mesh onto its mesh at `placed` (turn + shift).
 
     The grid says which of its transforms (rotations first, then mirror images) and which
@@ -106,7 +111,12 @@ def placement_matrix(piece_cells: np.ndarray, placed: np.ndarray, grid: Grid = C
     fixed even for a piece whose centres lie on a line or in a plane, a few probe cells are
     turned with the piece (the first cell moved by each of the grid's directions: they span
     space). Where the probes leave the lattice (the sphere grid's turns within a plane) the
-    piece's own centres fix it well enough: balls look the same turned about any axis."""
+    piece's own centres fix it well enough: balls look the same turned about any axis.
+
+    The cells alone cannot tell apart the turns of a symmetric piece coloured asymmetrically
+    (a domino with one red end), which are different placements (`Placement.colours`).
+    `colours` (the piece's colour per own cell, the placement's per cell of `placed`) then
+    picks the turn that puts each colour where the placement has it."""
     own, target = as_cells(piece_cells), as_cells(placed)
     both = np.vstack([own, own[:1] + np.array(grid.directions, np.int64)])
     images, ok = grid.transform_all(both, mirrors=True)
@@ -114,8 +124,11 @@ def placement_matrix(piece_cells: np.ndarray, placed: np.ndarray, grid: Grid = C
     if not ok.all():  # the probes left the lattice: is the piece itself still on it?
         own_images, own_ok = grid.transform_all(own, mirrors=True)
     shift = target.min(axis=0) - own_images.min(axis=1)
-    fits = own_ok & _same_shapes(own_images + shift[:, None, :], target)
+    moved = own_images + shift[:, None, :]
+    fits = own_ok & _same_shapes(moved, target)
     fits &= grid.is_translation(shift)
+    if colours is not None:
+        fits &= _colours_land(moved, target, *colours)
     if not fits.any():
         raise ValueError("the placed cells are not an image of the piece")
     g = int(np.argmax(fits))
@@ -136,6 +149,26 @@ def _same_shapes(images: np.ndarray, target: np.ndarray) -> np.ndarray:
 
     inside = ((images >= lo) & (images <= hi)).all(axis=(1, 2))
     return inside & (codes(images) == codes(target)).all(axis=1)
+
+
+def _colours_land(
+    images: np.ndarray, target: np.ndarray, own: np.ndarray, placed: Sequence[int]
+) -> np.ndarray:
+    """Per image (g, n, 3) of the piece's cells: does each own cell's colour land on a target
+    cell given that colour? (Meaningful only for images that hold exactly the target's cells,
+    `_same_shapes`; the others look up some cell.)"""
+    lo, hi = target.min(axis=0), target.max(axis=0)
+    size = hi - lo + 1
+
+    def codes(cells: np.ndarray) -> np.ndarray:
+        rel = cells - lo
+        return (rel[..., 0] * size[1] + rel[..., 1]) * size[2] + rel[..., 2]
+
+    wanted = codes(target)
+    order = np.argsort(wanted)
+    at = np.clip(np.searchsorted(wanted[order], codes(images)), 0, len(order) - 1)
+    landed = np.asarray(placed, np.int64)[order[at]]
+    return (landed == np.asarray(own, np.int64)[None, :]).all(axis=1)
 
 
 def _fit(source: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -303,7 +336,9 @@ def final_matrices(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> list[n
     for placed in solution.pieces:
         cells = as_cells(placed.cells)
         corner = cells.min(axis=0)
-        shape = (placed.piece, (cells - corner).tobytes())
+        colours = _placed_colours(puzzle, placed.piece, placed.placement)
+        painted = None if colours is None else tuple(colours[1])
+        shape = (placed.piece, (cells - corner).tobytes(), painted)
         seen = known.get(shape)
         step = corner - seen[1] if seen is not None else None
         if seen is not None and grid.is_translation(step):
@@ -311,10 +346,22 @@ def final_matrices(puzzle: PolycubePuzzle, solution: PolycubeSolution) -> list[n
             first = cells[:1]
             matrix[:3, 3] += (view_centres(grid, first) - view_centres(grid, first - step))[0]
         else:
-            matrix = placement_matrix(puzzle.pieces[placed.piece].cells, cells, grid)
+            matrix = placement_matrix(puzzle.pieces[placed.piece].cells, cells, grid, colours)
             known[shape] = (matrix, corner)
         out.append(matrix)
     return out
+
+
+def _placed_colours(
+    puzzle: PolycubePuzzle, t: int, placement: Placement | None
+) -> tuple[np.ndarray, tuple[int, ...]] | None:
+    """What `placement_matrix` needs to turn piece type t as `placement` has it, when its
+    colours tell turns apart: (the piece's colour per own cell, the placement's per cell);
+    None when the cells alone say the turn (or no placement is known)."""
+    if placement is None or placement.colours is None:
+        return None
+    own = puzzle.pieces[t].voxel_colours
+    return (np.asarray(own, np.int64), placement.colours) if own is not None else None
 
 
 def _see_through(puzzle, solution, actors, key_of) -> None:
@@ -554,8 +601,9 @@ def _search_scene(puzzle, trace, bounds) -> Scene:
 
     def matrix_of(row: int, t: int) -> np.ndarray:
         if (row, t) not in matrices:
+            colours = _placed_colours(puzzle, t, problem.placements[row])
             matrices[row, t] = placement_matrix(
-                puzzle.pieces[t].cells, problem.row_cells[row], puzzle.grid
+                puzzle.pieces[t].cells, problem.row_cells[row], puzzle.grid, colours
             )
         return matrices[row, t]
 
