@@ -112,10 +112,13 @@ class PlayPiece:
 class Fit:
     """Per piece, boolean masks over `PlayModel.cells(piece)`: `outside` (cells off the target
     of a piece that is in the target at all: pieces waiting beside it are fine), `overlap`
-    (cells another piece also occupies) and `bad` (either: what to draw red)."""
+    (cells another piece also occupies), `colour` (cells of a coloured puzzle whose piece
+    colour the colour rules forbid on the target cell under them) and `bad` (any of these:
+    what to draw in the flag colour)."""
 
     outside: tuple[np.ndarray, ...]
     overlap: tuple[np.ndarray, ...]
+    colour: tuple[np.ndarray, ...]
     bad: tuple[np.ndarray, ...]
     in_target: tuple[bool, ...]  # at least one cell in the target
     covered: int  # required target cells covered
@@ -125,6 +128,12 @@ class Fit:
     @property
     def bad_pieces(self) -> tuple[int, ...]:
         return tuple(k for k, mask in enumerate(self.bad) if mask.any())
+
+    @property
+    def colour_pieces(self) -> tuple[int, ...]:
+        """The pieces on a cell whose colour they may not fill (a reason of their own for the
+        status line: nothing sticks out or overlaps, yet the piece cannot stay)."""
+        return tuple(k for k, mask in enumerate(self.colour) if mask.any())
 
 
 # -- the grid's turns, read off its matrices -----------------------------------------------------
@@ -359,6 +368,13 @@ class PlayModel(Undoable):
     def cells(self, piece: int) -> np.ndarray:
         """The piece's cells now, (n, 3), in the same order as the masks of `fit()`."""
         return self.cells_at(piece, self._poses[piece])
+
+    def colours(self, piece: int) -> np.ndarray:
+        """The piece's colour on each of its cells (`cells`, `cells_at` order: its own cells',
+        so a turn carries them along), 0 for the default colour (`Piece.voxel_colours`)."""
+        own = self.puzzle.pieces[self.pieces[piece].piece].voxel_colours
+        size = len(self.pieces[piece].base)
+        return np.zeros(size, np.int64) if own is None else np.asarray(own, np.int64)
 
     def anchor_cell(self, piece: int, pose: Pose | None = None) -> np.ndarray:
         """The cell the piece turns about, where it is in `pose` (default: now)."""
@@ -621,9 +637,15 @@ class PlayModel(Undoable):
         return True
 
     # -- finding moves ------------------------------------------------------------------------
-    def pose_for(self, piece: int, cells) -> Pose | None:
+    def pose_for(self, piece: int, cells, colours=None) -> Pose | None:
         """A pose that puts the piece exactly on `cells`, the fewest axis turns away from its
-        current rotation; None if the cells are not this piece's shape."""
+        current rotation; None if the cells are not this piece's shape.
+
+        With `colours` (the piece's colour on each of `cells`, in that order, as
+        `Placement.colours` has them), only a turn that puts each colour on its cell: a
+        piece whose colours tell turns apart (a domino with one red end) fills the same cells
+        in ways the colour rules may tell apart, which its cells alone cannot. None when no
+        turn does."""
         want = np.asarray(cells, np.int64).reshape(-1, 3)
         p = self.pieces[piece]
         if len(want) != len(p.base):
@@ -634,11 +656,22 @@ class PlayModel(Undoable):
         best = None
         for r in choices:
             offset = self.grid.anchor(want.min(axis=0)) - self.grid.anchor(p.images[r].min(axis=0))
+            if colours is not None and not self._paints(piece, r, offset, want, colours):
+                continue
             path = self._turn_path(self._poses[piece].rotation, r)
             cost = len(path) if path is not None else 1 << 20
             if best is None or cost < best[0]:
                 best = (cost, Pose(int(r), tuple(int(v) for v in offset)))
         return None if best is None else best[1]
+
+    def _paints(self, piece: int, rotation: int, offset, cells: np.ndarray, colours) -> bool:
+        """Whether the piece turned by `rotation` and moved by `offset` has colour
+        `colours[i]` on `cells[i]` for every i."""
+        placed = self.pieces[piece].images[rotation] + np.asarray(offset, np.int64)
+        own = self.colours(piece).tolist()
+        colour_of = dict(zip(map(tuple, placed.tolist()), own, strict=True))
+        here = [colour_of.get(tuple(c)) for c in cells.tolist()]
+        return here == [int(v) for v in np.asarray(colours).reshape(-1)]
 
     def path_to(
         self, piece: int, pose: Pose, single_steps: bool = False
@@ -740,15 +773,17 @@ class PlayModel(Undoable):
         all_cells = [self.cells(k) for k in range(len(self.pieces))]
         tuples = [list(map(tuple, c.tolist())) for c in all_cells]
         counts = Counter(c for cells in tuples for c in cells)
-        outside, overlap, bad, in_target = [], [], [], []
-        for cells in tuples:
+        outside, overlap, colour, bad, in_target = [], [], [], [], []
+        for k, cells in enumerate(tuples):
             inside = np.array([c in self._target for c in cells])
             placed = bool(inside.any())
             out = ~inside if placed else np.zeros(len(cells), bool)
             over = np.array([counts[c] > 1 for c in cells])
+            clash = self._colour_clash(k, cells, inside)
             outside.append(out)
             overlap.append(over)
-            bad.append(out | over)
+            colour.append(clash)
+            bad.append(out | over | clash)
             in_target.append(placed)
         covered = len(self._required & counts.keys())
         # every piece of the set in the target, except that a type with a range of copies
@@ -763,14 +798,26 @@ class PlayModel(Undoable):
             and not any(mask.any() for mask in bad)
         )
         return Fit(
-            tuple(outside),
-            tuple(overlap),
-            tuple(bad),
-            tuple(in_target),
-            covered,
-            len(self._required),
-            solved,
+            outside=tuple(outside),
+            overlap=tuple(overlap),
+            colour=tuple(colour),
+            bad=tuple(bad),
+            in_target=tuple(in_target),
+            covered=covered,
+            required=len(self._required),
+            solved=solved,
         )
+
+    def _colour_clash(self, piece: int, cells: list[tuple], inside: np.ndarray) -> np.ndarray:
+        """Per cell of the piece, whether it lies on a target cell whose colour the colour
+        rules forbid for the piece's colour there (`PolycubePuzzle.colour_clashes`, the check
+        hints make too)."""
+        clash = np.zeros(len(cells), bool)
+        if self.puzzle.coloured and inside.any():
+            index = self.puzzle.target.index
+            ids = [index[c] for c, i in zip(cells, inside.tolist(), strict=True) if i]
+            clash[inside] = self.puzzle.colour_clashes(ids, self.colours(piece)[inside])
+        return clash
 
     def _apply(self, kind: str, label: str, changes: dict[int, Pose]) -> Pose:
         for piece in changes:

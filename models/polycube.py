@@ -191,6 +191,19 @@ class PolycubePuzzle:
             own = np.zeros(piece.size, np.int64)
         return np.asarray(target, np.int64), np.asarray(own, np.int64)
 
+    def colour_clashes(self, cells, painted) -> np.ndarray:
+        """Per cell, whether the colour rules forbid the piece colour `painted[i]` on target
+        cell `cells[i]` (an index into `Target.cells`): the one check of a piece put down by
+        hand, shared by hints (`solvers.polycube.hint`) and Play's fit (`models.play`). The
+        solver's own placements obey the rules already; a hand's need not."""
+        ids = np.asarray(cells, np.int64).reshape(-1)
+        if not self.coloured or not len(ids):
+            return np.zeros(len(ids), bool)
+        target = self.target.colours
+        there = np.zeros(len(ids), np.int64) if target is None else np.asarray(target)[ids]
+        own = np.asarray(painted, np.int64).reshape(-1)
+        return ~voxel_colours_fit(self.colour_rules, own[:, None], there.astype(np.int64)[:, None])
+
     @property
     def piece_volume(self) -> int:
         return sum(p.size * p.copies for p in self.pieces)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tessera.models.colours import voxel_colours_fit
 from tessera.models.polycube import Placement, PolycubePuzzle
 from tessera.solvers.exact_cover import ExactCoverSearch
 from tessera.solvers.polycube.identify import PlacedCells, placement_of
@@ -79,21 +78,16 @@ def _colour_clash(puzzle: PolycubePuzzle, placement: Placement) -> int | None:
 
     The solver's placements obey the rules, but a piece put down by hand need not: left
     unchecked, it is fixed in place and the search, which never looks at its colours again,
-    completes the assembly around it (a black cube on a red cell "can be completed")."""
+    completes the assembly around it (a black cube on a red cell "can be completed"). The
+    rule itself is `PolycubePuzzle.colour_clashes`, which Play's fit flags with too."""
     fit = puzzle.colour_fit(placement.piece)
     if fit is None:
         return None
-    target_colours, own = fit
     painted = placement.colours
     if painted is None:
-        painted = _painted(puzzle, placement, own)
+        painted = _painted(puzzle, placement, fit[1])
     cells = list(placement.cells)
-    ok = voxel_colours_fit(
-        puzzle.colour_rules,
-        np.asarray(painted, np.int64)[:, None],
-        target_colours[cells][:, None],
-    )
-    bad = np.flatnonzero(~ok)
+    bad = np.flatnonzero(puzzle.colour_clashes(cells, painted))
     return cells[int(bad[0])] if len(bad) else None
 
 

@@ -379,14 +379,24 @@ class HandsOn(QObject):
         fit = self.model.fit()
         placed = sum(fit.in_target)
         text = f"{placed} of {len(self.model.pieces)} pieces in the target"
-        bad = [self.model.pieces[k].name for k in fit.bad_pieces]
+        names = [p.name for p in self.model.pieces]
+        colour = set(fit.colour_pieces)
+        bad = [names[k] for k in fit.bad_pieces if k not in colour or self._misplaced(fit, k)]
         if bad:
             text += f"; outlined (outside or overlapping): {', '.join(bad)}"
+        if colour:
+            wrong = ", ".join(names[k] for k in sorted(colour))
+            text += f"; outlined (its colour is not allowed on that target cell): {wrong}"
         if fit.solved:
             text = "solved!" + (
                 f" distinct solution {self.solved_number}" if self.solved_number else ""
             )
         self.say(text)
+
+    @staticmethod
+    def _misplaced(fit, piece: int) -> bool:
+        """Whether the piece sticks out or overlaps (not only a wrong colour)."""
+        return bool(fit.outside[piece].any() or fit.overlap[piece].any())
 
     def _on_solved(self, solved: bool) -> None:
         if not solved:
@@ -473,9 +483,11 @@ class HandsOn(QObject):
         name = self.model.puzzle.pieces[answer.next.piece].name
         if piece is None:
             return f"{name} goes next"
-        cells = self.model.puzzle.target.cells[list(answer.next.cells)]
+        pose = self._hinted_pose(piece, answer)
+        if pose is None:
+            return f"{name} goes next"
         try:
-            ops = self.model.path_to(piece, self.model.pose_for(piece, cells))
+            ops = self.model.path_to(piece, pose)
         except ValueError:  # the grid's axis turns and steps do not say it (a sphere's sixth)
             return f"{name} goes next (Place hint puts it there)"
         words = spoken_path(ops, self.action_meanings(), name)
@@ -490,9 +502,18 @@ class HandsOn(QObject):
         piece = self._hinted_piece(answer)
         if piece is None:
             return
-        cells = self.model.puzzle.target.cells[list(answer.next.cells)]
+        pose = self._hinted_pose(piece, answer)
+        if pose is None:
+            return
         self.model.select(piece)
-        self.model.place(piece, self.model.pose_for(piece, cells))
+        self.model.place(piece, pose)
+
+    def _hinted_pose(self, piece: int, answer):
+        """The table piece's pose on the hint's cells, with each colour where the hint's
+        placement has it (`Placement.colours`): a domino with one red end fills the same
+        cells turned either way, and only one of them may be what the hint found."""
+        cells = self.model.puzzle.target.cells[list(answer.next.cells)]
+        return self.model.pose_for(piece, cells, answer.next.colours)
 
     def show_hint(self, cells: np.ndarray) -> None:
         plotter = self.plotter

@@ -11,12 +11,13 @@ anchor cell, the point the model turns it about, so it turns in place. While the
 a piece, `preview` draws it where the hand holds it without touching the model; the drop is
 one model move.
 
-Pieces keep the puzzle's own colours, as in every other mode; the *flag* (cells outside the
-target or overlapping) takes a colour far from all of them instead (`flag_color`). Because a
-flagged cell is usually inside the assembly, its edges are also drawn as a bright wire solid on
-an overlay layer (a second VTK renderer on the same camera, whose depth buffer starts empty):
-it shows through the pieces in front. The solved table gets a banner on that layer and a camera
-that frames the finished shape.
+Pieces keep the puzzle's own colours, as in every other mode (a coloured puzzle's pieces a
+colour per cell); the *flag* (cells outside the target, overlapping, or on a target cell whose
+colour the colour rules forbid for them) takes a colour far from all of them instead
+(`flag_color`). Because a flagged cell is usually inside the assembly, its edges are also
+drawn as a bright wire solid on an overlay layer (a second VTK renderer on the same camera,
+whose depth buffer starts empty): it shows through the pieces in front. The solved table gets
+a banner on that layer and a camera that frames the finished shape.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from tessera.viewer.scenes.base import (
     hex_rgb,
 )
 from tessera.viewer.scenes.cells import bottom, cell_edges, cell_points, tiles
-from tessera.viewer.scenes.polycube import _outline, piece_mesh
+from tessera.viewer.scenes.polycube import _outline, piece_mesh, voxel_coloured_mesh
 
 #: Flag colours to choose from, most vivid first: the first far enough from every piece wins.
 FLAG_CHOICES = ("#ff00ff", "#00f0ff", "#39ff14", "#ff1a1a", "#ffffff")
@@ -84,6 +85,15 @@ def flag_color(colors: list[str]) -> str:
         if distance(flag) >= 0.15:
             return flag
     return max(FLAG_CHOICES, key=distance)
+
+
+def _drawn_colours(colors: dict[str, np.ndarray]) -> list[str]:
+    """Every colour the pieces' faces are drawn in (a coloured puzzle's voxel colours too), as
+    hex: what the flag must stay clear of."""
+    if not colors:
+        return []
+    rows = np.unique(np.vstack([c.reshape(-1, 3) for c in colors.values()]), axis=0)
+    return ["#{:02x}{:02x}{:02x}".format(*map(int, row)) for row in rows]
 
 
 def face_cells(grid: Grid, cells: np.ndarray) -> np.ndarray:
@@ -214,17 +224,23 @@ def build_play_scene(model: PlayModel) -> tuple[Scene, dict[str, np.ndarray]]:
 
     The scene's `pose` reads the model, so a renderer showing it draws the table as it is."""
     colors = model.puzzle.colors()  # the same colours as in Solution and Search mode
+    rules = model.puzzle.colour_rules
+    palette = rules.palette if rules is not None else ()
     grid = model.grid
     edges = not is_round(grid)  # a ball's triangles are no cell edges
     actors: list[ActorSpec] = []
     faces: dict[str, np.ndarray] = {}
     for p in model.pieces:
-        mesh = piece_mesh(p.base, grid)  # one mesh per piece: copies are coloured separately
         key = key_of(p.index)
         faces[key] = face_cells(grid, p.base)
-        mesh.cell_data["rgb"] = np.tile(
-            np.array(hex_rgb(colors[p.piece]), np.uint8), (mesh.n_cells, 1)
-        )
+        piece = model.puzzle.pieces[p.piece]
+        if piece.coloured:  # its cells' own colours, as Solution mode paints them
+            mesh = voxel_coloured_mesh(piece, colors[p.piece], palette)
+        else:  # one mesh per piece: copies are coloured separately
+            mesh = piece_mesh(p.base, grid)
+            mesh.cell_data["rgb"] = np.tile(
+                np.array(hex_rgb(colors[p.piece]), np.uint8), (mesh.n_cells, 1)
+            )
         actors.append(
             ActorSpec(
                 key, mesh, color=colors[p.piece], rgb=True, show_edges=edges, role="piece",
@@ -266,8 +282,15 @@ class PlayView(QObject):
         self.renderer = renderer
         self.inspector = inspector
         self.scene, self.faces = build_play_scene(model)
-        self.flag = flag_color(model.puzzle.colors())
-        self.colors = {s.key: np.array(hex_rgb(s.color), np.uint8) for s in self.scene.actors}
+        #: each piece's face colours as drawn when nothing is wrong (a coloured puzzle's
+        #: pieces have a colour per cell)
+        self.colors = {
+            s.key: np.array(s.mesh.cell_data["rgb"], np.uint8)
+            for s in self.scene.actors
+            if s.role == "piece"
+        }
+        voxels = _drawn_colours(self.colors) if model.puzzle.coloured else []
+        self.flag = flag_color([*model.puzzle.colors(), *voxels])
         self.drawn: dict[str, np.ndarray] = {}  # base matrix drawn now, per piece
         # key -> (start matrix, end matrix, pivot in piece coordinates, start time)
         self._anim: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float]] = {}
@@ -354,8 +377,9 @@ class PlayView(QObject):
         self.overlay = self.flag_actor = self.banner = None
 
     def recolor(self) -> None:
-        """Faces of cells out of the target or overlapping in the flag colour, the rest in the
-        piece's colour; the flagged cells' wire solids on the overlay."""
+        """Faces of bad cells (out of the target, overlapping, or of a colour the target's
+        colour rules forbid there: `Fit.bad`) in the flag colour, the rest in the piece's
+        colours; the flagged cells' wire solids on the overlay."""
         fit = self.model.fit()
         flag = np.array(hex_rgb(self.flag), np.uint8)
         flagged = []
