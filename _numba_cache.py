@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -58,6 +57,8 @@ def _usable(folder: Path, private: bool = False) -> bool:
         return False
     if private and (info.st_uid != os.getuid() or info.st_mode & 0o022):
         return False
+    import tempfile  # here: its import is 3 ms of every command, which mostly never gets here
+
     try:  # what numba itself tries; os.access can be wrong (ACLs, capabilities, setuid)
         tempfile.TemporaryFile(dir=folder).close()
     except OSError:
@@ -76,6 +77,8 @@ def _user_cache(environ: dict[str, str]) -> Path | None:
 
 
 def _temp_cache() -> Path | None:
+    import tempfile
+
     try:
         return Path(tempfile.gettempdir()) / f"tessera-numba-{os.getuid()}"
     except (OSError, AttributeError):  # no usable temporary folder; no getuid on Windows

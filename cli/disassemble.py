@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -249,43 +250,67 @@ def _problems(path) -> int:
     return problem_count(path)
 
 
-def analyse_one(path, problem: int, node_limit: int, bar: ProgressBar, done: str) -> dict:
+def analyse_one(
+    path,
+    problem: int,
+    node_limit: int,
+    bar: ProgressBar,
+    done: str,
+    warn: Callable[[str], None] | None = None,
+    stop: _Stop | None = None,
+) -> dict:
     """One line of a batch: a file's problem loaded, its assemblies listed (BurrTools' way:
     one per class, mirrors too) and each taken apart. Raises KeyboardInterrupt with the
-    partial line as its argument when Ctrl-C stops it."""
+    partial line as its argument when Ctrl-C stops it (in a pool worker: when `stop` was
+    asked). `warn` takes the loader's warnings (default: printed on stderr)."""
+    from tessera.solvers.polycube.disassemble import disassemble
     from tessera.solvers.polycube.symmetry import ClassSearch
     from tessera.solvers.registry import load_puzzle
 
     start = time.perf_counter()
     puzzle = load_puzzle(str(path), "polycube", problem=problem)
     for warning in puzzle.warnings:
-        print(f"tessera: warning: {warning}", file=sys.stderr)
+        if warn is None:
+            print(f"tessera: warning: {warning}", file=sys.stderr)
+        else:
+            warn(f"tessera: warning: {warning}")
     doc: dict = {"file": str(path), "problem": problem, "puzzle": puzzle.name}
     reason = puzzle.volume_problem()
     seen, found, gave_up = 0, [], 0
     if not reason:
         groups = piece_groups(puzzle, problem)
         job = ClassSearch(puzzle, mirrors=True)
+        if stop is not None:
+            stop.watch(job)
         try:
+            if job.cancelled:  # `stop` was asked before there was a search to stop
+                raise KeyboardInterrupt
+            grid = grid_of(puzzle)
             for assembly in job.solutions():
                 seen += 1
-                from tessera.solvers.polycube.disassemble import disassemble
-
                 result = disassemble(
                     [p.cells for p in assembly.pieces],
                     [groups[p.piece] for p in assembly.pieces],
                     node_limit,
-                    grid_of(puzzle),
+                    grid,
                 )
                 gave_up += result.gave_up
                 if result.complete:
                     found.append(result.level)
-                bar.update(0.0, f"{done} {path.name}: {seen} assemblies, {len(found)} come apart")
+                if bar.enabled:
+                    bar.update(
+                        0.0, f"{done} {path.name}: {seen} assemblies, {len(found)} come apart"
+                    )
+            if job.cancelled:  # `stop` cut the listing short
+                raise KeyboardInterrupt
         except KeyboardInterrupt:
             job.cancel()
             doc |= {"assemblies": seen, "solutions": len(found), "levels": found}
             doc |= {"partial": True, "seconds": round(time.perf_counter() - start, 3)}
             raise KeyboardInterrupt(doc) from None
+        finally:
+            if stop is not None:
+                stop.watch(None)
     doc |= {"assemblies": seen, "solutions": len(found), "levels": found}
     if gave_up:
         doc["gave_up"] = gave_up
@@ -294,20 +319,28 @@ def analyse_one(path, problem: int, node_limit: int, bar: ProgressBar, done: str
 
 
 def run_many(args: argparse.Namespace, paths: Sequence) -> int:
-    """`tessera solve FILES... --disassemble --count`: every problem of every file in this one
-    process (start-up and compiled kernels paid once), one line each as it finishes; a bad
-    file is its one-line error and the batch goes on (exit 2); Ctrl-C prints the line of the
-    file it stopped in, marked partial, and exits 130."""
+    """`tessera solve FILES... --disassemble --count`: every problem of every file, one line
+    each, in the order given; a bad file is its one-line error and the batch goes on (exit 2);
+    Ctrl-C prints the line of the file it stopped in, marked partial, and exits 130.
+
+    Start-up and the compiled kernels are paid once. The files are taken in this process, one
+    after another, each line as it finishes, until what is left looks worth a pool
+    (`_pool_pays`): then the rest go to workers forked from this warm process, one per core
+    (`_run_forked`). A few small files never start one."""
     if not args.count:
         raise PuzzleError("several puzzles with --disassemble go with --count (and --json)")
     node_limit = getattr(args, "node_limit", DEFAULT_NODE_LIMIT)
     if node_limit is None or node_limit < 1:
         raise PuzzleError("--node-limit must be at least 1")
+    from tessera.solvers.polycube.symmetry import available_cores
+
+    workers = min(available_cores(), len(paths))
     bar = ProgressBar("disassembling")
     bad = False
     try:
         for number, path in enumerate(paths, 1):
             done = f"[{number}/{len(paths)}]"
+            start = time.perf_counter()
             try:
                 problems = _problems(path)
                 for problem in range(1, problems + 1):
@@ -318,6 +351,10 @@ def run_many(args: argparse.Namespace, paths: Sequence) -> int:
                 bar.close()
                 bad = True
                 print(f"tessera: error: {exc}", file=sys.stderr, flush=True)
+            rest = paths[number:]
+            if workers > 1 and _pool_pays(number, time.perf_counter() - start, len(rest)):
+                code = _run_forked(args, rest, number, node_limit, workers)
+                return 2 if bad and code == 0 else code
     except KeyboardInterrupt as stop:
         bar.close()
         if stop.args and isinstance(stop.args[0], dict):
@@ -325,6 +362,221 @@ def run_many(args: argparse.Namespace, paths: Sequence) -> int:
         print("interrupted (partial)", file=sys.stderr)
         return 130
     return 2 if bad else 0
+
+
+#: What the files left must cost, by the last one's time, for a pool to pay: forking two
+#: workers, their first calls and ending them take about 20 ms, and two of them halve the
+#: rest. Measured with generated cases of 3-4 ms each, a pool after the first file: 4 files
+#: 20 ms slower than here, 8-12 even, 16-24 10-15 ms faster.
+POOL_WORTH_SECONDS = 0.06
+#: Fewer files than this left never go to a pool: two workers would have one or two each.
+MIN_POOL_FILES = 4
+#: What the first file of a process costs besides its work (the solvers' imports, tables
+#: built on first use): about 30 ms here.
+FIRST_CALLS_SECONDS = 0.05
+
+
+def _pool_pays(done: int, last: float, left: int) -> bool:
+    """Whether to hand the `left` files to a pool, after `done` files here of which the last
+    took `last` seconds."""
+    if left < MIN_POOL_FILES:
+        return False
+    if done == 1:
+        last -= FIRST_CALLS_SECONDS
+    return last * left > POOL_WORTH_SECONDS
+
+
+class _Stop:
+    """A pool worker's Ctrl-C (pressed at the terminal, or passed on by the parent): stops the
+    search under way, whose file ends as a partial line, and every file after it unstarted.
+    The signal handler only sets flags: a worker raising KeyboardInterrupt could die inside
+    the pool's own code."""
+
+    def __init__(self) -> None:
+        self.asked = False
+        self._job = None
+
+    def watch(self, job) -> None:
+        """The search to cancel now (None: none under way)."""
+        self._job = job
+        if job is not None and self.asked:
+            job.cancel()
+
+    def __call__(self, signum=None, frame=None) -> None:
+        self.asked = True
+        job = self._job
+        if job is not None:
+            job.cancel()
+
+
+_stop = _Stop()
+
+
+Task = tuple[int, str, int]  # (index in the batch, file, node limit)
+
+
+@dataclass
+class _FileResult:
+    """What a worker sends back for one file: its lines (the last one partial if stopped),
+    the warnings to print before them and its error; nothing for a file never started."""
+
+    index: int
+    docs: list[dict]
+    warnings: list[str]
+    error: str | None = None
+
+
+def _worker_init() -> None:
+    import signal
+
+    from tessera.solvers.polycube.batch import reset_in_worker
+
+    reset_in_worker()
+    signal.signal(signal.SIGINT, _stop)
+
+
+def _analyse_file(task: Task) -> _FileResult:
+    """In a worker: one file of the batch, every problem of it as `run_many` does them."""
+    from pathlib import Path
+
+    index, name, node_limit = task
+    result = _FileResult(index, [], [])
+    if _stop.asked:
+        return result
+    path, bar = Path(name), ProgressBar("disassembling")
+    bar.enabled = False  # the parent draws the one bar
+    try:
+        for problem in range(1, _problems(path) + 1):
+            doc = analyse_one(path, problem, node_limit, bar, "", result.warnings.append, _stop)
+            result.docs.append(doc)
+    except KeyboardInterrupt as stopped:  # raised by `analyse_one` alone, for `_stop`
+        if stopped.args and isinstance(stopped.args[0], dict):
+            result.docs.append(stopped.args[0])
+    except PuzzleError as exc:
+        result.error = str(exc)
+    return result
+
+
+def _warm() -> None:
+    """Load, before forking, what every worker needs: the solver's modules and both compiled
+    kernels. Forked workers then start with them ready (spawned ones load them as they go)."""
+    import numpy as np
+
+    from tessera.models.grids import CUBES
+    from tessera.solvers.polycube.batch import warm_kernel
+    from tessera.solvers.polycube.disassemble import disassemble
+
+    warm_kernel()
+    bar = np.array([[0, 0, 0], [1, 0, 0]])
+    disassemble([bar, bar + [0, 1, 0]], [0, 0], 1000, CUBES)
+
+
+def _run_forked(
+    args: argparse.Namespace, paths: Sequence, offset: int, node_limit: int, workers: int
+) -> int:
+    """The rest of a batch (`paths`, the files from number `offset` on) over `workers` forked
+    processes, one file per task, largest files first, so that a long one does not start last
+    and leave the other workers idle. Lines are printed in the order given as soon as every
+    file before them is done; the bar counts the files done. Ctrl-C is passed on to the
+    workers, which end the files they are in as partial lines and start no other; those lines
+    are printed, and a second Ctrl-C leaves at once."""
+    import gc
+    import signal
+
+    from tessera.solvers.polycube.batch import fork_pool
+
+    tasks = [(offset + k, str(path), node_limit) for k, path in enumerate(paths)]
+    _warm()
+    gc.freeze()  # the parent's objects, shared with the workers, are never walked by their gc
+    bar = ProgressBar("disassembling")
+    total = offset + len(paths)
+    ctrl_c = _PassOn(bar)
+    previous = signal.signal(signal.SIGINT, ctrl_c)
+    results: dict[int, _FileResult] = {}  # the files done and not printed yet
+    printed = finished = offset
+    bad = False
+    try:
+        ctrl_c.pool = fork_pool(min(workers, len(tasks)), _worker_init)
+        work = ctrl_c.pool.imap_unordered(_analyse_file, _largest_first(tasks), chunksize=1)
+        for result in work:
+            results[result.index] = result
+            finished += 1
+            bar.update(finished / total, f"{finished}/{total} files")
+            while not ctrl_c.pressed and printed in results:
+                bar.close()
+                bad |= _print_file(results.pop(printed), args.json)
+                printed += 1
+        ctrl_c.pool.close()
+    finally:
+        if ctrl_c.pool is not None:
+            ctrl_c.pool.terminate()
+            ctrl_c.pool.join()
+        signal.signal(signal.SIGINT, previous)
+        gc.unfreeze()  # a caller that goes on (a test run, a script) collects them again
+        bar.close()
+    if ctrl_c.pressed:
+        for k in sorted(results):  # the files started and not printed, the stopped ones partial
+            _print_file(results[k], args.json)
+        print("interrupted (partial)", file=sys.stderr)
+        return 130
+    return 2 if bad else 0
+
+
+class _PassOn:
+    """The parent's Ctrl-C while a pool works: the bar says the batch is stopping and the
+    workers are told (a terminal has told them too; `kill -INT` of the parent has not). A
+    second press ends the workers and leaves at once."""
+
+    def __init__(self, bar: ProgressBar) -> None:
+        self.bar = bar
+        self.pool = None
+        self.pressed = False
+
+    def __call__(self, signum, frame) -> None:
+        import signal
+
+        from tessera.cli.progress import leave_now
+
+        if self.pressed:
+            self._tell(signal.SIGTERM)
+            leave_now()
+        self.pressed = True
+        self.bar.stopping()
+        self._tell(signal.SIGINT)
+
+    def _tell(self, signum: int) -> None:
+        for process in list(getattr(self.pool, "_pool", ())):
+            if process.pid is not None:
+                try:
+                    os.kill(process.pid, signum)
+                except OSError:  # gone already
+                    pass
+
+
+def _largest_first(tasks: list[Task]) -> list[Task]:
+    """The files in the order the workers take them: largest first, the size standing for the
+    work (more pieces, more assemblies). A long file started last would leave the other
+    workers idle until it ends; started first, the small ones fill in around it."""
+
+    def size(task: Task) -> int:
+        try:
+            return os.path.getsize(task[1])
+        except OSError:  # its error comes soon enough
+            return 0
+
+    return sorted(tasks, key=size, reverse=True)
+
+
+def _print_file(result: _FileResult, as_json: bool) -> bool:
+    """A file's warnings, lines and error, as `run_many` prints them; True if it had an
+    error."""
+    for warning in result.warnings:
+        print(warning, file=sys.stderr)
+    for doc in result.docs:
+        _print_line(doc, as_json)
+    if result.error is not None:
+        print(f"tessera: error: {result.error}", file=sys.stderr, flush=True)
+    return result.error is not None
 
 
 def _print_line(doc: dict, as_json: bool) -> None:

@@ -21,8 +21,13 @@ from collections.abc import Sequence
 from tessera.models.errors import NoSolution, PuzzleError
 from tessera.solvers.registry import FAMILIES
 
-#: Commands that belong to no one family.
-GENERAL_MODULES = ("tessera.cli.viewer", "tessera.cli.stl", "tessera.cli.design")
+#: Commands that belong to no one family, by the module that adds them.
+GENERAL_COMMANDS = {
+    "tessera.cli.viewer": ("view", "render", "animate"),
+    "tessera.cli.stl": ("stl",),
+    "tessera.cli.design": ("design",),
+}
+GENERAL_MODULES = tuple(GENERAL_COMMANDS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,13 +37,31 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_modules() -> dict[str, str]:
+    """The module that adds each command: the families' as the registry declares them, then
+    the general ones."""
+    owners = {}
+    for entry in FAMILIES.values():
+        owners |= dict.fromkeys(entry.commands, entry.cli_module)
+    for module, commands in GENERAL_COMMANDS.items():
+        owners |= dict.fromkeys(commands, module)
+    return owners
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; or, given the command line of a known command that asks for no help,
+    a parser with that command alone, so a run imports only its own command's module (all of
+    them cost a `tessera solve` about 15 ms: the dice family's models, tomllib, every
+    subparser). Help and unknown commands get the whole parser, so they read as always."""
     parser = _Parser(
         prog="tessera",
         description="A 3D puzzle workbench: polycubes, Instant Insanity dice, dominoes, KenKen.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     modules = [entry.cli_module for entry in FAMILIES.values()] + list(GENERAL_MODULES)
+    owner = command_modules().get(argv[0]) if argv else None
+    if owner is not None and not any(a in ("-h", "--help") for a in argv):
+        modules = [owner]
     for name in modules:
         importlib.import_module(name).register(sub)
     return parser
@@ -51,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # The command's own imports (numpy, numba) happen inside args.func: Ctrl-C there
         # is a clean exit too, not a traceback.
-        parser = build_parser()
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()
@@ -64,12 +87,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(str(exc) or "no solution", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        from tessera.cli.interrupt import interrupted
-
-        interrupted()
-        return 130
+        return _interrupted()
+    except RuntimeError as exc:
+        # Ctrl-C while a module being imported makes a dataclass: Python 3.11 wraps what a
+        # field's `__set_name__` raised ("Error calling __set_name__ on 'Field' instance")
+        if not isinstance(exc.__cause__, KeyboardInterrupt):
+            raise
+        return _interrupted()
     except BrokenPipeError:
         return 0
+
+
+def _interrupted() -> int:
+    from tessera.cli.interrupt import interrupted
+
+    interrupted()
+    return 130
 
 
 if __name__ == "__main__":

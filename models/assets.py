@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from importlib.resources import as_file, files
 from pathlib import Path
 
 from tessera.models.errors import PuzzleError
 
 # The assets are package data of `tessera`; an installed wheel unpacks them as real files, so
-# `as_file` returns their own folder (it would copy them out of a zip import only).
-with as_file(files("tessera") / "assets") as _assets:
-    ASSETS = Path(_assets)
+# they are the package's own folder. Only a zip import needs `importlib.resources` to copy them
+# out (imported here alone: it and the `tempfile` it pulls in are 7 ms of every command).
+ASSETS = Path(__file__).parent.parent / "assets"
+if not ASSETS.is_dir():
+    from importlib.resources import as_file, files
+
+    with as_file(files("tessera") / "assets") as _assets:
+        ASSETS = Path(_assets)
 PUZZLES = ASSETS / "puzzles"
 PUZZLE_SUFFIXES = (".toml", ".json", ".xmpuzzle", ".kenken", ".soma")
 

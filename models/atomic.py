@@ -13,10 +13,8 @@ accumulate junk next to the user's files.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
-import secrets
 import shutil
 import stat
 import sys
@@ -32,7 +30,7 @@ def _hidden_name(final: Path, tag: str, suffix: str) -> str:
     """A hidden sibling name: dot first so file browsers and globs skip it, our pid so a later
     writer can tell a dead writer's leftover from a live one's work, the suffix for encoders."""
     return (
-        f".{final.stem if suffix else final.name}{tag}{os.getpid()}-{secrets.token_hex(4)}{suffix}"
+        f".{final.stem if suffix else final.name}{tag}{os.getpid()}-{os.urandom(4).hex()}{suffix}"
     )
 
 
@@ -225,6 +223,8 @@ def exchange(a: Path, b: Path) -> bool:
     falls back to two renames."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # here, not at the top: every command imports this module, few write a file
+
     try:
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):  # not glibc 2.28+ (or musl 1.2.5+)

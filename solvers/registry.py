@@ -52,6 +52,9 @@ class FamilyEntry:
     scene_module: str
     cli_module: str
     suffixes: tuple[str, ...] = ()
+    #: The top-level commands `cli_module` adds: `tessera COMMAND ...` imports that module
+    #: alone (a family that names none still works; its commands build the whole parser).
+    commands: tuple[str, ...] = ()
     is_game_id: Callable[[str], bool] | None = None
     load_game_id: Callable[[str], Any] | None = None
     # -- capabilities: what differs between families is asked here, never by family name --
@@ -348,6 +351,7 @@ register(
         _polycube_trace,
         scene_module="tessera.viewer.scenes.polycube",
         cli_module="tessera.cli.polycube",
+        commands=("solve", "list", "convert"),
         suffixes=(".xmpuzzle", ".soma"),
         title="Polycubes",
         playable=True,
@@ -365,6 +369,7 @@ register(
         _dice_trace,
         scene_module="tessera.viewer.scenes.dice",
         cli_module="tessera.cli.dice",
+        commands=("dice",),
         title="Dice",
     )
 )
@@ -377,6 +382,7 @@ register(
         _kenken_trace,
         scene_module="tessera.viewer.scenes.kenken",
         cli_module="tessera.cli.kenken",
+        commands=("kenken",),
         title="KenKen",
         suffixes=(".kenken",),
         is_game_id=_kenken_is_id,
@@ -392,6 +398,7 @@ register(
         _domino_trace,
         scene_module="tessera.viewer.scenes.domino",
         cli_module="tessera.cli.domino",
+        commands=("domino",),
         title="Dominoes",
         is_game_id=_domino_is_id,
         load_game_id=_domino_from_id,

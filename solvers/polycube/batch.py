@@ -23,6 +23,7 @@ milliseconds; where fork is not available they are spawned and load it themselve
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.pool
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -170,21 +171,36 @@ def _warm_soma_pieces() -> None:
         _orientation_keys(piece.name)
 
 
-def _worker_init() -> None:
-    """In each pool process: the kernel (already there when forked from a warm parent), and
-    no thread pool inherited from the parent (its threads did not survive the fork)."""
+def fork_pool(processes: int, initializer: Callable[[], None]) -> multiprocessing.pool.Pool:
+    """A pool of worker processes forked from this one, so they start with its modules and
+    kernels loaded (in milliseconds); spawned where fork is not available. `initializer`
+    should begin with `reset_in_worker()`."""
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method).Pool(processes, initializer=initializer)
+
+
+def reset_in_worker() -> None:
+    """What a pool process must not keep from its parent: the command's SIGTERM handler, and
+    the shared thread pool (its threads did not survive the fork)."""
     import signal
 
     from tessera.solvers.polycube import symmetry as polycube_symmetry
 
-    # Ctrl-C is the parent's to handle: it stops the batch and terminates the pool, rather
-    # than every worker printing its own KeyboardInterrupt
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # and SIGTERM, which `Pool.terminate` sends, must end a worker at once: the command's
-    # handler (inherited by fork) unwound it as an exit instead, which could stop inside the
-    # pool's queue lock and leave the worker and the batch waiting for ever
+    # SIGTERM, which `Pool.terminate` sends, must end a worker at once: the command's handler
+    # (inherited by fork) unwound it as an exit instead, which could stop inside the pool's
+    # queue lock and leave the worker and the batch waiting for ever
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     polycube_symmetry._pool = None
+
+
+def _worker_init() -> None:
+    """In each pool process: the kernel (already there when forked from a warm parent), and
+    Ctrl-C left to the parent, which stops the batch and terminates the pool, rather than
+    every worker printing its own KeyboardInterrupt."""
+    import signal
+
+    reset_in_worker()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     warm_kernel()
 
 
@@ -262,11 +278,9 @@ def _threaded(
 
 
 def _forked(files: list[str], workers: int) -> Iterator[BatchResult]:
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
     # a few files per message: fewer round trips, still results as they come
     chunk = max(1, min(8, len(files) // (workers * 8)))
-    pool = context.Pool(min(workers, len(files)), initializer=_worker_init)
+    pool = fork_pool(min(workers, len(files)), _worker_init)
     try:
         yield from pool.imap_unordered(_count_in_worker, files, chunksize=chunk)
         pool.close()

@@ -400,9 +400,7 @@ def _orbit_tables(group: TargetGroup, pieces: Sequence[int]) -> dict[int, _Orbit
         # order-free, so the images need no sorting (a large target's images sorted cell by
         # cell cost most of a Pelikan Burr's start-up); two sums make a collision about as
         # likely as 2^-128
-        salt = np.random.default_rng(20261124).integers(
-            np.iinfo(np.int64).min, np.iinfo(np.int64).max, (2, n_cells + 1), np.int64
-        )
+        salt = _salt(20261124, (2, n_cells + 1))
         salt[:, n_cells] = 0
         cells = rows[:, 1:]
 
@@ -427,6 +425,18 @@ def _orbit_tables(group: TargetGroup, pieces: Sequence[int]) -> dict[int, _Orbit
         out[t] = _OrbitTable(reps - start, sizes[reps], image_index[:, reps] == reps)
         start += n
     return out
+
+
+def _salt(seed: int, shape: tuple[int, ...]) -> np.ndarray:
+    """Fixed pseudo-random 64-bit numbers (the splitmix64 sequence from `seed`), as int64:
+    the same in every run, and without `numpy.random`, whose import costs every command 5 ms."""
+    with np.errstate(over="ignore"):
+        z = np.arange(1, int(np.prod(shape)) + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        z += np.uint64(seed)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    return z.view(np.int64).reshape(shape)
 
 
 def _painted_codes(group: TargetGroup, table, pieces: Sequence[int]):
