@@ -96,26 +96,56 @@ def analyse(
     bar: ProgressBar | None = None,
     limit: int | None = None,
 ) -> tuple[int, list[Analysed], int, bool]:
-    """Disassemble every assembly: (assemblies seen, solutions, gave up, interrupted)."""
-    from tessera.solvers.polycube.disassemble import disassemble
+    """Disassemble every assembly: (assemblies seen, solutions, gave up, interrupted).
 
+    The assemblies are taken apart on the other cores while the search finds the next ones
+    (the compiled disassembler lets go of the GIL): Dracula's 84 assemblies cost 0.10 s of
+    disassembly on one core. Results are taken in the search's order, so what is seen,
+    found and cut short by `limit` or a cancel is what a one-core run reports."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tessera.solvers.polycube.disassemble import disassemble
+    from tessera.solvers.polycube.symmetry import available_cores
+
+    grid = grid_of(puzzle)
     seen = 0
     gave_up = 0
     found: list[Analysed] = []
-    for assembly in assemblies:
-        if job is not None and job.cancelled:
-            break
+    workers = available_cores()
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="tessera-disassemble")
+    pending: deque = deque()
+
+    def take_one() -> bool:
+        """The oldest assembly's result; False once no more are wanted."""
+        nonlocal seen, gave_up
+        assembly, future = pending.popleft()
+        result = future.result()
         seen += 1
-        cells = [p.cells for p in assembly.pieces]
-        groups_here = [groups[p.piece] for p in assembly.pieces]
-        result = disassemble(cells, groups_here, node_limit, grid_of(puzzle))
         gave_up += result.gave_up
         if result.complete:
             found.append(Analysed(assembly, result))
         if bar is not None:
             bar.update(0.0, f"{seen} assemblies, {len(found)} come apart")
-        if limit is not None and len(found) >= limit:
-            break
+        return limit is None or len(found) < limit
+
+    try:
+        wanted = True
+        for assembly in assemblies:
+            if job is not None and job.cancelled:
+                break
+            cells = [p.cells for p in assembly.pieces]
+            groups_here = [groups[p.piece] for p in assembly.pieces]
+            future = pool.submit(disassemble, cells, groups_here, node_limit, grid)
+            pending.append((assembly, future))
+            while wanted and pending and (len(pending) > 2 * workers or pending[0][1].done()):
+                wanted = take_one()
+            if not wanted:
+                break
+        while wanted and pending and not (job is not None and job.cancelled):
+            wanted = take_one()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
     interrupted = bool(job is not None and job.cancelled)
     return seen, found, gave_up, interrupted
 
