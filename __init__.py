@@ -9,6 +9,13 @@ formats), `tessera.solvers` (algorithms), `tessera.viewer` (Qt and PyVista), `te
 
 __version__ = "0.2.0"
 
+import os as _os
+
+# Before numpy loads: its OpenBLAS starts a thread per core on import (about 50 ms of CPU, a
+# third of a small command's), and Tessera's matrices are a few rows each. A user's own
+# setting wins.
+_os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 # Before anything imports numba: a read-only install must still find (or skip) a kernel cache.
 from tessera._numba_cache import configure as _configure_numba_cache  # noqa: E402
 

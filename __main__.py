@@ -30,6 +30,13 @@ def run() -> int:
     except KeyboardInterrupt:
         interrupted()
         code = 130
+    except RuntimeError as exc:
+        # Ctrl-C while `cli.main`'s own imports make a dataclass (Python 3.11 wraps it: "Error
+        # calling __set_name__ on 'Field' instance"); `main` catches the same inside a command
+        if not isinstance(exc.__cause__, KeyboardInterrupt):
+            raise
+        interrupted()
+        code = 130
     if code == 130:
         # Ctrl-C inside an import can leave CPython's "unhandled KeyboardInterrupt" flag set
         # (measured: 1 run in 6), and the interpreter then kills itself with SIGINT at exit
