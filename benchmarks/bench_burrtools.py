@@ -5,8 +5,9 @@
 1. Each of BurrTools' example files on its own: `tessera solve F --disassemble --count --json`
    against `burrTxt -d F`, best of three, and the ratio (the goal for the small ones, Pelikan,
    Cube in Cage and Dracula: at most 4; for Solid six-piece burrs: below 1).
-2. Every generated case in tests/fixtures/burrtools/ plus the small conformance files: one
-   `tessera solve ALL --disassemble --count --json` batch against burrTxt run once per file.
+2. Every generated case in tests/fixtures/burrtools/ and burrtools_grids/ (every grid) plus the
+   small conformance files, 100 files: one `tessera solve ALL --disassemble --count --json`
+   batch against burrTxt run once per file (issue 23's goal: faster than burrTxt).
 
 burrTxt comes from ../shared/reference/burrtools/; when it is absent the script says so and
 prints Tessera's times alone, never a typed-in reference.
@@ -60,7 +61,9 @@ def main() -> list[dict]:
         else:
             print(f"  {name}: tessera {ours:.3f} s")
             rows.append(row(name, ours, "burrTxt -d", None, absent))
-    files = sorted((ROOT / "tests" / "fixtures" / "burrtools").glob("*.xmpuzzle"))
+    fixtures = ROOT / "tests" / "fixtures"
+    files = sorted((fixtures / "burrtools").glob("*.xmpuzzle"))
+    files += sorted((fixtures / "burrtools_grids").glob("*.xmpuzzle"))  # issue 23: 80+ files
     files += [CONFORMANCE / n for n in SMALL if (CONFORMANCE / n).exists()]
     batch = [*TESSERA, "solve", *map(str, files), "--disassemble", "--count", "--json"]
     ours = wall(batch, repeat=1)

@@ -141,6 +141,12 @@ def whole_process(name: str) -> tuple[dict, float, float]:
 
 def held_rows(name: str, puzzle, counts) -> list[dict]:
     """Tessera's whole process beside xcover with one asymmetric piece held (module doc)."""
+    from tessera.solvers.polycube.symmetry import TargetGroup
+
+    # holding a piece in one orientation counts each rotation class once only when every one
+    # of the 24 rotations maps the target to itself (the Soma cube, Bedlam; not a flat 6x10)
+    if TargetGroup(puzzle, mirrors=False).order != ROTATIONS:
+        return []
     held = held_piece_matrix(puzzle)
     if held is None or puzzle.target.cells.shape[0] == 0:
         return []
