@@ -5,9 +5,10 @@
 1. Each of BurrTools' example files on its own: `tessera solve F --disassemble --count --json`
    against `burrTxt -d F`, best of three, and the ratio (the goal for the small ones, Pelikan,
    Cube in Cage and Dracula: at most 4; for Solid six-piece burrs: below 1).
-2. Every generated case in tests/fixtures/burrtools/ and burrtools_grids/ (every grid) plus the
-   small conformance files, 100 files: one `tessera solve ALL --disassemble --count --json`
-   batch against burrTxt run once per file (issue 23's goal: faster than burrTxt).
+2. The generated cases in tests/fixtures/burrtools/ plus the small conformance files (60), then
+   those and every other grid's generated cases, tests/fixtures/burrtools_grids/ (100): one
+   `tessera solve FILES --disassemble --count --json` batch each, against burrTxt run once per
+   file (issue 23's goal: faster than burrTxt on 80+ small files).
 
 burrTxt comes from ../shared/reference/burrtools/; when it is absent the script says so and
 prints Tessera's times alone, never a typed-in reference.
@@ -62,24 +63,31 @@ def main() -> list[dict]:
             print(f"  {name}: tessera {ours:.3f} s")
             rows.append(row(name, ours, "burrTxt -d", None, absent))
     fixtures = ROOT / "tests" / "fixtures"
-    files = sorted((fixtures / "burrtools").glob("*.xmpuzzle"))
-    files += sorted((fixtures / "burrtools_grids").glob("*.xmpuzzle"))  # issue 23: 80+ files
-    files += [CONFORMANCE / n for n in SMALL if (CONFORMANCE / n).exists()]
+    small = [CONFORMANCE / n for n in SMALL if (CONFORMANCE / n).exists()]
+    cubes = sorted((fixtures / "burrtools").glob("*.xmpuzzle")) + small
+    grids = sorted((fixtures / "burrtools_grids").glob("*.xmpuzzle"))
+    for label, files in (("cube-grid files", cubes), ("files on every grid", cubes + grids)):
+        rows.append(batch_row(f"batch of {len(files)} {label}", files, have, absent))
+    return rows
+
+
+def batch_row(label: str, files: list[Path], have: bool, absent: str) -> dict:
+    """One `tessera solve FILES...` process against burrTxt once per file, same files."""
+    from record import row
+
     batch = [*TESSERA, "solve", *map(str, files), "--disassemble", "--count", "--json"]
     ours = wall(batch, repeat=1)
-    print(f"batch of {len(files)} files: tessera (one process) {ours:.3f} s", end="")
-    if have:
-        start = time.perf_counter()
-        for path in files:
-            subprocess.run([str(BURRTXT), "-d", str(path)], capture_output=True, check=False)
-        theirs = time.perf_counter() - start
-        print(f", burrTxt once per file {theirs:.3f} s, {ours / theirs:.2f}×")
-        note = "Tessera in one process, burrTxt once per file; goal < 1×"
-        rows.append(row(f"batch of {len(files)} files", ours, "burrTxt -d", theirs, note))
-    else:
+    print(f"{label}: tessera (one process) {ours:.3f} s", end="")
+    if not have:
         print()
-        rows.append(row(f"batch of {len(files)} files", ours, "burrTxt -d", None, absent))
-    return rows
+        return row(label, ours, "burrTxt -d", None, absent)
+    start = time.perf_counter()
+    for path in files:
+        subprocess.run([str(BURRTXT), "-d", str(path)], capture_output=True, check=False)
+    theirs = time.perf_counter() - start
+    print(f", burrTxt once per file {theirs:.3f} s, {ours / theirs:.2f}×")
+    note = "Tessera in one process, burrTxt once per file; goal < 1×"
+    return row(label, ours, "burrTxt -d", theirs, note)
 
 
 if __name__ == "__main__":
