@@ -144,8 +144,12 @@ def analyse(
                 break
         while wanted and pending and not (job is not None and job.cancelled):
             wanted = take_one()
-    finally:
+    except BaseException:  # Ctrl-C: leave what runs to finish on its own
         pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    # no thread may outlive this: a batch forks its workers next, and a fork while another
+    # thread holds a lock leaves the child waiting on it for ever
+    pool.shutdown(wait=True, cancel_futures=True)
     interrupted = bool(job is not None and job.cancelled)
     return seen, found, gave_up, interrupted
 

@@ -396,7 +396,7 @@ class PlayModel(Undoable):
     def fit(self) -> Fit:
         """Which cells are out of the target or doubly occupied, and whether it is solved."""
         if self._fit is None:
-            self._fit = self._compute_fit()
+            self._fit = _fit_of(self)
         return self._fit
 
     @property
@@ -769,56 +769,6 @@ class PlayModel(Undoable):
             row_depth = max(row_depth, int(offset[1] - y + extent[1]))
         return tuple(poses)
 
-    def _compute_fit(self) -> Fit:
-        all_cells = [self.cells(k) for k in range(len(self.pieces))]
-        tuples = [list(map(tuple, c.tolist())) for c in all_cells]
-        counts = Counter(c for cells in tuples for c in cells)
-        outside, overlap, colour, bad, in_target = [], [], [], [], []
-        for k, cells in enumerate(tuples):
-            inside = np.array([c in self._target for c in cells])
-            placed = bool(inside.any())
-            out = ~inside if placed else np.zeros(len(cells), bool)
-            over = np.array([counts[c] > 1 for c in cells])
-            clash = self._colour_clash(k, cells, inside)
-            outside.append(out)
-            overlap.append(over)
-            colour.append(clash)
-            bad.append(out | over | clash)
-            in_target.append(placed)
-        covered = len(self._required & counts.keys())
-        # every piece of the set in the target, except that a type with a range of copies
-        # (BurrTools' 0..6 of a stick) may leave those beyond its minimum on the table
-        used = Counter(p.piece for p, inside in zip(self.pieces, in_target, strict=True) if inside)
-        solved = (
-            covered == len(self._required)
-            and all(
-                piece.fewest <= used[t] <= piece.copies
-                for t, piece in enumerate(self.puzzle.pieces)
-            )
-            and not any(mask.any() for mask in bad)
-        )
-        return Fit(
-            outside=tuple(outside),
-            overlap=tuple(overlap),
-            colour=tuple(colour),
-            bad=tuple(bad),
-            in_target=tuple(in_target),
-            covered=covered,
-            required=len(self._required),
-            solved=solved,
-        )
-
-    def _colour_clash(self, piece: int, cells: list[tuple], inside: np.ndarray) -> np.ndarray:
-        """Per cell of the piece, whether it lies on a target cell whose colour the colour
-        rules forbid for the piece's colour there (`PolycubePuzzle.colour_clashes`, the check
-        hints make too)."""
-        clash = np.zeros(len(cells), bool)
-        if self.puzzle.coloured and inside.any():
-            index = self.puzzle.target.index
-            ids = [index[c] for c, i in zip(cells, inside.tolist(), strict=True) if i]
-            clash[inside] = self.puzzle.colour_clashes(ids, self.colours(piece)[inside])
-        return clash
-
     def _apply(self, kind: str, label: str, changes: dict[int, Pose]) -> Pose:
         for piece in changes:
             if not 0 <= piece < len(self.pieces):
@@ -877,3 +827,58 @@ def _at_or_beyond(grid: Grid, point: np.ndarray) -> np.ndarray:
         while at[a] < point[a]:
             at = at + step
     return at
+
+
+def _fit_of(model: PlayModel) -> Fit:
+    """Which cells of which pieces stick out, overlap or sit on a forbidden colour, and
+    whether the table is solved: worked out after every change of the model."""
+    all_cells = [model.cells(k) for k in range(len(model.pieces))]
+    tuples = [list(map(tuple, c.tolist())) for c in all_cells]
+    counts = Counter(c for cells in tuples for c in cells)
+    outside, overlap, colour, bad, in_target = [], [], [], [], []
+    for k, cells in enumerate(tuples):
+        inside = np.array([c in model._target for c in cells])
+        placed = bool(inside.any())
+        out = ~inside if placed else np.zeros(len(cells), bool)
+        over = np.array([counts[c] > 1 for c in cells])
+        clash = _colour_clash(model, k, cells, inside)
+        outside.append(out)
+        overlap.append(over)
+        colour.append(clash)
+        bad.append(out | over | clash)
+        in_target.append(placed)
+    covered = len(model._required & counts.keys())
+    # every piece of the set in the target, except that a type with a range of copies
+    # (BurrTools' 0..6 of a stick) may leave those beyond its minimum on the table
+    used = Counter(p.piece for p, inside in zip(model.pieces, in_target, strict=True) if inside)
+    solved = (
+        covered == len(model._required)
+        and all(
+            piece.fewest <= used[t] <= piece.copies for t, piece in enumerate(model.puzzle.pieces)
+        )
+        and not any(mask.any() for mask in bad)
+    )
+    return Fit(
+        outside=tuple(outside),
+        overlap=tuple(overlap),
+        colour=tuple(colour),
+        bad=tuple(bad),
+        in_target=tuple(in_target),
+        covered=covered,
+        required=len(model._required),
+        solved=solved,
+    )
+
+
+def _colour_clash(
+    model: PlayModel, piece: int, cells: list[tuple], inside: np.ndarray
+) -> np.ndarray:
+    """Per cell of the piece, whether it lies on a target cell whose colour the colour
+    rules forbid for the piece's colour there (`PolycubePuzzle.colour_clashes`, the check
+    hints make too)."""
+    clash = np.zeros(len(cells), bool)
+    if model.puzzle.coloured and inside.any():
+        index = model.puzzle.target.index
+        ids = [index[c] for c, i in zip(cells, inside.tolist(), strict=True) if i]
+        clash[inside] = model.puzzle.colour_clashes(ids, model.colours(piece)[inside])
+    return clash

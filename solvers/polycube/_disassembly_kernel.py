@@ -560,6 +560,64 @@ def _clearance(cells, starts, offsets, inside, step):
 
 
 @njit(cache=True, nogil=True)
+def _joined(local, n, groups):
+    """Whether the part's pieces (`local[:n]`) all share one non-zero group: it may stay
+    joined."""
+    first = groups[local[0]]
+    if first == 0:
+        return False
+    for q in range(1, n):
+        if groups[local[q]] != first:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _path_moves(moves, n_moves, goal, parent_of, mmask, mdir, mdist, local, n):
+    """The moves from the assembled state to `goal`, in order, written from row `n_moves` of
+    `moves` with global piece masks (and room left for the removal after them). Returns
+    (moves, maybe grown; how many)."""
+    length = 0
+    s = goal
+    while s > 0:
+        length += 1
+        s = parent_of[s]
+    while n_moves + length + 1 > moves.shape[0]:
+        moves = _grow(moves, n_moves, moves.shape[0] * 2)
+    s = goal
+    k = length
+    while s > 0:
+        k -= 1
+        g = np.int64(0)
+        for q in range(n):
+            if (mmask[s] >> q) & 1:
+                g |= np.int64(1) << local[q]
+        moves[n_moves + k, 0] = g
+        moves[n_moves + k, 1] = mdir[s]
+        moves[n_moves + k, 2] = mdist[s]
+        moves[n_moves + k, 3] = 0
+        s = parent_of[s]
+    return moves, length
+
+
+@njit(cache=True, nogil=True)
+def _push(stack, top, me, side, part, final, shift, local, n):
+    """Put the part `part` (global mask) of separation `me` on the stack, each of its pieces
+    at its `final` offset moved by `shift`. Returns the new top."""
+    stack_mask, stack_parent, stack_side, stack_offsets = stack
+    stack_mask[top] = part
+    stack_parent[top] = me
+    stack_side[top] = side
+    r = 0
+    for q in range(n):
+        if (part >> local[q]) & 1:
+            for a in range(3):
+                stack_offsets[top, r, a] = final[q, a] + shift[a]
+            r += 1
+    return top + 1
+
+
+@njit(cache=True, nogil=True)
 def _disassemble(cells, starts, kinds, groups, node_limit, lat):
     """The whole disassembly of an assembly (every piece at offset 0), as `_Run` in Python
     did it part by part: depth first, the part left before the part removed, a part of one
@@ -603,12 +661,7 @@ def _disassemble(cells, starts, kinds, groups, node_limit, lat):
         if parent >= 0:  # not the whole assembly: it must come apart at least once
             if n == 1:
                 continue
-            first = groups[local[0]]
-            same = first != 0
-            for q in range(1, n):
-                if groups[local[q]] != first:
-                    same = False
-            if same:
+            if _joined(local, n, groups):
                 together[n_together] = mask
                 n_together += 1
                 continue
@@ -623,12 +676,6 @@ def _disassemble(cells, starts, kinds, groups, node_limit, lat):
         nodes += count
         if code != FOUND:
             return (code, mask, nodes, moves[:n_moves], seps[:n_seps], together[:n_together])
-        # the path from the assembled state to the goal, in order
-        length = 0
-        s = goal
-        while s > 0:
-            length += 1
-            s = parent_of[s]
         if n_seps >= seps.shape[0]:
             seps = _grow(seps, n_seps, seps.shape[0] * 2)
             for r in range(n_seps, seps.shape[0]):
@@ -640,22 +687,8 @@ def _disassemble(cells, starts, kinds, groups, node_limit, lat):
             seps[parent, 3 + side] = me
         seps[me, 0] = mask
         seps[me, 1] = n_moves
+        moves, length = _path_moves(moves, n_moves, goal, parent_of, mmask, mdir, mdist, local, n)
         seps[me, 2] = length + 1
-        while n_moves + length + 1 > moves.shape[0]:
-            moves = _grow(moves, n_moves, moves.shape[0] * 2)
-        s = goal
-        k = length
-        while s > 0:
-            k -= 1
-            g = np.int64(0)
-            for q in range(n):
-                if (mmask[s] >> q) & 1:
-                    g |= np.int64(1) << local[q]
-            moves[n_moves + k, 0] = g
-            moves[n_moves + k, 1] = mdir[s]
-            moves[n_moves + k, 2] = mdist[s]
-            moves[n_moves + k, 3] = 0
-            s = parent_of[s]
         n_moves += length
         final = np.empty((n, 3), np.int64)
         for q in range(n):
@@ -677,19 +710,7 @@ def _disassemble(cells, starts, kinds, groups, node_limit, lat):
         seps[me, 5] = outside
         seps[me, 6] = inside
         # the removed part goes on the stack first, so the part left is taken apart first
-        for which in range(2):
-            side_now = 1 - which
-            part = inside if which == 0 else outside
-            moved = 1 - which
-            stack_mask[top] = part
-            stack_parent[top] = me
-            stack_side[top] = side_now
-            r = 0
-            for q in range(n):
-                if (part >> local[q]) & 1:
-                    for a in range(3):
-                        v = final[q, a] + (moved * clear * dirs[rdir, a])
-                        stack_offsets[top, r, a] = v
-                    r += 1
-            top += 1
+        stack = (stack_mask, stack_parent, stack_side, stack_offsets)
+        top = _push(stack, top, me, 1, inside, final, clear * dirs[rdir], local, n)
+        top = _push(stack, top, me, 0, outside, final, 0 * dirs[rdir], local, n)
     return (FOUND, np.int64(0), nodes, moves[:n_moves], seps[:n_seps], together[:n_together])
