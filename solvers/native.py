@@ -186,8 +186,12 @@ def _signatures() -> dict[str, dict[str, Any]]:
         arr(u32), arr(i64), arr(i64), arr(i64), i64, T.boolean, T.boolean, T.boolean, T.boolean,
     )  # fmt: skip
     lat = T.Tuple((arr(i64, 2), arr(i64), arr(i64, 2), i64, arr(i64, 2)))
-    taken_apart = T.Tuple((i64, i64, i64, arr(i64, 2), arr(i64, 2), arr(i64)))
-    disassemble = taken_apart(arr(T.int32, 2), arr(i64), arr(i64), arr(i64), i64, lat)
+    shapes = T.Tuple((arr(i64), arr(i64, 2)))
+    pairs = T.Tuple((arr(i64), arr(T.int32, 2), i64))
+    taken_apart = T.Tuple((i64, i64, i64, arr(i64, 2), arr(i64, 2), arr(i64), pairs))
+    disassemble = taken_apart(
+        arr(T.int32, 2), arr(i64), arr(i64), arr(i64), i64, lat, shapes, pairs
+    )
     return {
         CELLS: {"run": i64(*head, T.none, bits)},
         CELLS_SETS: {"run": i64(*head, sets, bits)},

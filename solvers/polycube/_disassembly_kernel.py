@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tessera.solvers.polycube._movement_codes import FOUND, FREE, LIMIT, STUCK
+from tessera.solvers.polycube._movement_codes import FOUND, FREE, LIMIT, SHAPES, STUCK
 
 
 @njit(cache=True, nogil=True)
@@ -161,14 +161,37 @@ def _pair(cells, starts, i, j, rx, ry, rz, out, kinds, lat, pgrids, front):
 
 
 @njit(cache=True, nogil=True)
+def _bigger_table(ckeys, cvals):
+    """The pair cache's open-addressing table rehashed into four times the room."""
+    size = ckeys.shape[0]
+    nd = cvals.shape[1]
+    keys2 = np.full(size * 4, -1, np.int64)
+    vals2 = np.empty((size * 4, nd), np.int32)
+    for t in range(size):
+        if ckeys[t] == -1:
+            continue
+        s2 = (np.uint64(ckeys[t]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+        s2 = s2 & np.uint64(size * 4 - 1)
+        while keys2[s2] != -1:
+            s2 = (s2 + np.uint64(1)) & np.uint64(size * 4 - 1)
+        keys2[s2] = ckeys[t]
+        for d in range(nd):
+            vals2[s2, d] = cvals[t, d]
+    return keys2, vals2
+
+
+@njit(cache=True, nogil=True)
 def _lattice_distances(
-    cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat, pgrids, front
+    cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat, pgrids, front, shapes
 ):
     """`movement.distances` for the search: pair by pair, each pair's distances along every
     direction cached by the pair's relative offset (rigid pieces: nothing else changes them).
     A state then costs n(n-1)/2 hash lookups instead of sweeping a grid. Returns the (maybe
     grown) cache and its fill count. `kinds`: per cell; `lat`: the grid's `Lattice.arrays`;
-    `pgrids`: the pieces' `_piece_grids`."""
+    `pgrids`: the pieces' `_piece_grids`; `shapes`: (ids, bases), each piece's shape number
+    (its cells less `base`, and their kinds) and base: the cache is keyed by the two shapes
+    and how far apart they stand, so it serves every part and every assembly of a puzzle."""
+    ids, bases = shapes
     n = starts.shape[0] - 1
     nd = lat[0].shape[0]
     for i in range(n):
@@ -179,17 +202,20 @@ def _lattice_distances(
             rx = offsets[j, 0] - offsets[i, 0]
             ry = offsets[j, 1] - offsets[i, 1]
             rz = offsets[j, 2] - offsets[i, 2]
-            if abs(rx) >= 1000 or abs(ry) >= 1000 or abs(rz) >= 1000:
+            kx = rx + bases[j, 0] - bases[i, 0]
+            ky = ry + bases[j, 1] - bases[i, 1]
+            kz = rz + bases[j, 2] - bases[i, 2]
+            if abs(kx) >= 1000 or abs(ky) >= 1000 or abs(kz) >= 1000:
                 _pair(cells, starts, i, j, rx, ry, rz, pair, kinds, lat, pgrids, front)
                 for d in range(nd):
                     dist[d, i, j] = pair[d]
                     dist[d ^ 1, j, i] = pair[d]
                 continue
             key = (
-                ((np.int64(i) * 64 + j) << 33)
-                | (np.int64(rx + 1024) << 22)
-                | (np.int64(ry + 1024) << 11)
-                | np.int64(rz + 1024)
+                ((np.int64(ids[i]) * SHAPES + ids[j]) << 33)
+                | (np.int64(kx + 1024) << 22)
+                | (np.int64(ky + 1024) << 11)
+                | np.int64(kz + 1024)
             )
             size = ckeys.shape[0]
             slot = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
@@ -203,20 +229,7 @@ def _lattice_distances(
                     cvals[slot, d] = pair[d]
                 ccount += 1
                 if ccount * 2 > size:  # rehash into a table four times the size
-                    keys2 = np.full(size * 4, -1, np.int64)
-                    vals2 = np.empty((size * 4, nd), np.int32)
-                    for t in range(size):
-                        if ckeys[t] == -1:
-                            continue
-                        s2 = (np.uint64(ckeys[t]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
-                        s2 = s2 & np.uint64(size * 4 - 1)
-                        while keys2[s2] != -1:
-                            s2 = (s2 + np.uint64(1)) & np.uint64(size * 4 - 1)
-                        keys2[s2] = ckeys[t]
-                        for d in range(nd):
-                            vals2[s2, d] = cvals[t, d]
-                    ckeys = keys2
-                    cvals = vals2
+                    ckeys, cvals = _bigger_table(ckeys, cvals)
                     for d in range(nd):
                         dist[d, i, j] = pair[d]
                         dist[d ^ 1, j, i] = pair[d]
@@ -399,14 +412,15 @@ def _slides(clos, n, cand):
 
 
 @njit(cache=True, nogil=True)
-def _search(cells, starts, init, node_limit, kinds, lat):
+def _search(cells, starts, init, node_limit, kinds, lat, shapes, cache):
     """Breadth-first search for the first separation, on the grid whose `Lattice.arrays` is
     `lat` (`kinds`: per cell of `cells`).
 
-    Returns (code, states, parent, move mask, move direction, move distance, count, goal state,
-    removed mask, removal direction). Piece 0 never moves: a move of a group holding it is
-    stored as the rest's move the other way (the same relative positions, as BurrTools'
-    states compare), so the queue's order and the first removal are BurrTools' own.
+    Returns (code, states, parent, move mask, move direction, move distance, count, goal
+    state, removed mask, removal direction, the pair cache `(keys, values, count)`, maybe
+    grown). Piece 0 never moves: a move of a group holding it is stored as the rest's move the
+    other way (the same relative positions, as BurrTools' states compare), so the queue's
+    order and the first removal are BurrTools' own.
     """
     dirs = lat[0]
     n = starts.shape[0] - 1
@@ -431,9 +445,7 @@ def _search(cells, starts, init, node_limit, kinds, lat):
     offsets = np.empty((n, 3), np.int32)
     dist = np.empty((nd, n, n), np.int32)
     pair = np.empty(nd, np.int32)
-    ckeys = np.full(1024, -1, np.int64)
-    cvals = np.empty((1024, nd), np.int32)
-    ccount = np.int64(0)
+    ckeys, cvals, ccount = cache
     pgrids = _piece_grids(cells, starts)
     front = _fronts(cells, starts, kinds, lat, pgrids)
     code = STUCK
@@ -447,8 +459,9 @@ def _search(cells, starts, init, node_limit, kinds, lat):
         for a in range(width):
             offsets[a // 3, a % 3] = states[s, a]
         ckeys, cvals, ccount = _lattice_distances(
-            cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat, pgrids, front
-        )
+            cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat, pgrids, front,
+            shapes,
+        )  # fmt: skip
         _closed(dist, n, clos)
         m, d = _removal(clos, n)
         if d >= 0:
@@ -496,7 +509,7 @@ def _search(cells, starts, init, node_limit, kinds, lat):
                 table = _rehash(hashes, count, table.shape[0] * 4)
     return (
         code, states[:count], rec[:count, _PARENT], rec[:count, _MASK], rec[:count, _DIR],
-        rec[:count, _DIST], count, goal, rmask, rdir,
+        rec[:count, _DIST], count, goal, rmask, rdir, (ckeys, cvals, ccount),
     )  # fmt: skip
 
 
@@ -618,17 +631,19 @@ def _push(stack, top, me, side, part, final, shift, local, n):
 
 
 @njit(cache=True, nogil=True)
-def _disassemble(cells, starts, kinds, groups, node_limit, lat):
+def _disassemble(cells, starts, kinds, groups, node_limit, lat, shapes, cache):
     """The whole disassembly of an assembly (every piece at offset 0), as `_Run` in Python
     did it part by part: depth first, the part left before the part removed, a part of one
     piece or of one non-zero group needing no separation (except the whole assembly).
 
-    Returns (code, stuck mask, nodes, moves, separations, together): `moves` rows are (global
-    piece mask, direction, distance, removes) in replay order; `separations` rows are (part
-    mask, first move, number of moves, left child, removed child, left mask, removed mask),
-    children -1 when they need no separation; `together` the masks of parts left joined
-    by their group. Stops at the first part that does not come apart (code STUCK, or LIMIT
-    when the node limit stopped its search), naming it by `stuck mask`."""
+    `shapes`: (ids, bases) per piece, and `cache` the pair distances already known, as
+    `_lattice_distances` takes them. Returns (code, stuck mask, nodes, moves, separations,
+    together, cache): `moves` rows are (global piece mask, direction, distance, removes) in
+    replay order; `separations` rows are (part mask, first move, number of moves, left child,
+    removed child, left mask, removed mask), children -1 when they need no separation;
+    `together` the masks of parts left joined by their group. Stops at the first part that
+    does not come apart (code STUCK, or LIMIT when the node limit stopped its search), naming
+    it by `stuck mask`."""
     dirs = lat[0]
     n_all = starts.shape[0] - 1
     moves = np.empty((64, 4), np.int64)
@@ -639,13 +654,11 @@ def _disassemble(cells, starts, kinds, groups, node_limit, lat):
     n_together = 0
     # the parts still to take apart: (mask, parent separation, side), their offsets apart
     stack_mask = np.empty(2 * n_all + 2, np.int64)
-    stack_parent = np.empty(2 * n_all + 2, np.int64)
-    stack_side = np.empty(2 * n_all + 2, np.int64)
+    stack_parent = np.full(2 * n_all + 2, -1, np.int64)
+    stack_side = np.zeros(2 * n_all + 2, np.int64)
     stack_offsets = np.zeros((2 * n_all + 2, n_all, 3), np.int32)
     top = 1
     stack_mask[0] = (np.int64(1) << n_all) - 1
-    stack_parent[0] = -1
-    stack_side[0] = 0
     nodes = np.int64(0)
     local = np.empty(n_all, np.int64)  # local index -> global piece
     while top > 0:
@@ -670,12 +683,14 @@ def _disassemble(cells, starts, kinds, groups, node_limit, lat):
             for a in range(3):
                 init[q, a] = stack_offsets[top, q, a]
         sub, sub_starts, sub_kinds = _part(cells, starts, kinds, mask, n_all)
-        code, states, parent_of, mmask, mdir, mdist, count, goal, rmask, rdir = _search(
-            sub, sub_starts, init, node_limit, sub_kinds, lat
+        part_shapes = (shapes[0][local[:n]], shapes[1][local[:n]])
+        code, states, parent_of, mmask, mdir, mdist, count, goal, rmask, rdir, cache = _search(
+            sub, sub_starts, init, node_limit, sub_kinds, lat, part_shapes, cache
         )
         nodes += count
         if code != FOUND:
-            return (code, mask, nodes, moves[:n_moves], seps[:n_seps], together[:n_together])
+            return (code, mask, nodes, moves[:n_moves], seps[:n_seps], together[:n_together],
+                    cache)  # fmt: skip
         if n_seps >= seps.shape[0]:
             seps = _grow(seps, n_seps, seps.shape[0] * 2)
             for r in range(n_seps, seps.shape[0]):
@@ -713,4 +728,5 @@ def _disassemble(cells, starts, kinds, groups, node_limit, lat):
         stack = (stack_mask, stack_parent, stack_side, stack_offsets)
         top = _push(stack, top, me, 1, inside, final, clear * dirs[rdir], local, n)
         top = _push(stack, top, me, 0, outside, final, 0 * dirs[rdir], local, n)
-    return (FOUND, np.int64(0), nodes, moves[:n_moves], seps[:n_seps], together[:n_together])
+    return (FOUND, np.int64(0), nodes, moves[:n_moves], seps[:n_seps], together[:n_together],
+            cache)  # fmt: skip

@@ -10,3 +10,6 @@ FREE = np.int32(1 << 30)  # "never touches" in a distance matrix
 
 # the separation search's return codes
 FOUND, STUCK, LIMIT = 0, 1, 2
+
+#: Shape numbers in the disassembler's pair cache stay below this (15 bits each in its keys)
+SHAPES = 1 << 15

@@ -29,6 +29,7 @@ ones are dropped, inner ones kept: Draculas's separations 3, 5, 16, 6, 4, 1, 1, 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +38,7 @@ import numpy as np
 
 from tessera.models.grids import CUBES, Grid
 from tessera.solvers import native
-from tessera.solvers.polycube._movement_codes import FOUND, LIMIT
+from tessera.solvers.polycube._movement_codes import FOUND, LIMIT, SHAPES
 from tessera.solvers.polycube.movement import Move, lattice, pack_cells
 
 DEFAULT_NODE_LIMIT = 1_000_000  # states per separation search (about 100 MB for 7 pieces)
@@ -143,9 +144,58 @@ def _cached_distances(cells, starts, offsets, dist, ckeys, cvals, ccount, pair, 
     kinds = lat.kinds(cells)
     grids = _piece_grids(cells, starts)
     front = _fronts(cells, starts, kinds, lat.arrays, grids)
+    n = len(starts) - 1
+    shapes = (np.arange(n, dtype=np.int64), np.zeros((n, 3), np.int64))  # each piece its own
     return _lattice_distances(
-        cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat.arrays, grids, front
-    )
+        cells, starts, offsets, dist, ckeys, cvals, ccount, pair, kinds, lat.arrays, grids, front,
+        shapes,
+    )  # fmt: skip
+
+
+class _PairCache:
+    """The pair distances the disassembler has worked out, kept from one assembly to the next
+    on one thread and grid: a puzzle's assemblies set the same shapes side by side again and
+    again (Dracula's 84 share most of their pairs). A shape is a piece's cells less their
+    lowest corner, with their kinds; `shapes` numbers them."""
+
+    def __init__(self, n_directions: int) -> None:
+        self.n_directions = n_directions
+        self.clear()
+
+    def clear(self) -> None:
+        self.numbers: dict[bytes, int] = {}
+        self.table = (
+            np.full(1024, -1, np.int64),
+            np.empty((1024, self.n_directions), np.int32),
+            np.int64(0),
+        )
+
+    def shapes(self, cells: list[np.ndarray], kinds: np.ndarray) -> tuple:
+        if len(self.numbers) + len(cells) > SHAPES or self.table[2] > CACHE_PAIRS:
+            self.clear()  # full: start again rather than grow without end
+        ids = np.empty(len(cells), np.int64)
+        bases = np.empty((len(cells), 3), np.int64)
+        at = 0
+        for k, piece in enumerate(cells):
+            base = piece.min(axis=0)
+            key = (piece - base).tobytes() + kinds[at : at + len(piece)].tobytes()
+            ids[k] = self.numbers.setdefault(key, len(self.numbers))
+            bases[k] = base
+            at += len(piece)
+        return ids, bases
+
+
+#: Pairs the cache keeps at most before it starts again (its table then holds up to 50 MB on
+#: the rhombic grid, 26 directions; 12 MB on the cube grid).
+CACHE_PAIRS = 1 << 17
+_caches = threading.local()
+
+
+def _pair_cache(grid: Grid, n_directions: int) -> _PairCache:
+    mine = getattr(_caches, "by_grid", None)
+    if mine is None:
+        mine = _caches.by_grid = {}
+    return mine.setdefault(grid.name, _PairCache(n_directions))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,9 +257,12 @@ def disassemble(
     lat = lattice(grid)
     # pieces only ever move by lattice translations: a cell keeps its assembled kind
     kinds = lat.kinds(packed.astype(np.int64))
-    code, stuck, nodes, moves, seps, together = native.disassembly()(
-        packed, starts, kinds, np.asarray(groups, np.int64), node_limit, lat.arrays
-    )
+    cache = _pair_cache(grid, len(lat.dirs))
+    shapes = cache.shapes(cells, kinds)
+    code, stuck, nodes, moves, seps, together, cache.table = native.disassembly()(
+        packed, starts, kinds, np.asarray(groups, np.int64), node_limit, lat.arrays, shapes,
+        cache.table,
+    )  # fmt: skip
     if code != FOUND:
         return Disassembly(
             "", (), (), complete=False, gave_up=code == LIMIT, stuck=_pieces(int(stuck)),
