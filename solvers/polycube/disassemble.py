@@ -165,10 +165,19 @@ class _PairCache:
     def clear(self) -> None:
         self.numbers: dict[bytes, int] = {}
         self.table = (
-            np.full(1024, -1, np.int64),
-            np.empty((1024, self.n_directions), np.int32),
+            np.full(1 << 14, -1, np.int64),
+            np.empty((1 << 14, self.n_directions), np.int32),
             np.int64(0),
         )
+
+    def keep(self, table: tuple) -> None:
+        """The table the kernel hands back: the same arrays, filled in, or new ones when it
+        had to grow them. Those are the kernel runtime's memory: copied into numpy's, so no
+        array of the compiled module's own lives on in a thread's cache."""
+        keys, values, count = table
+        if keys is not self.table[0] or values is not self.table[1]:
+            keys, values = np.array(keys), np.array(values)
+        self.table = (keys, values, np.int64(count))
 
     def shapes(self, cells: list[np.ndarray], kinds: np.ndarray) -> tuple:
         if len(self.numbers) + len(cells) > SHAPES or self.table[2] > CACHE_PAIRS:
@@ -195,7 +204,10 @@ def _pair_cache(grid: Grid, n_directions: int) -> _PairCache:
     mine = getattr(_caches, "by_grid", None)
     if mine is None:
         mine = _caches.by_grid = {}
-    return mine.setdefault(grid.name, _PairCache(n_directions))
+    found = mine.get(grid.name)
+    if found is None or found.n_directions != n_directions:
+        found = mine[grid.name] = _PairCache(n_directions)
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,10 +271,11 @@ def disassemble(
     kinds = lat.kinds(packed.astype(np.int64))
     cache = _pair_cache(grid, len(lat.dirs))
     shapes = cache.shapes(cells, kinds)
-    code, stuck, nodes, moves, seps, together, cache.table = native.disassembly()(
+    code, stuck, nodes, moves, seps, together, table = native.disassembly()(
         packed, starts, kinds, np.asarray(groups, np.int64), node_limit, lat.arrays, shapes,
         cache.table,
     )  # fmt: skip
+    cache.keep(table)
     if code != FOUND:
         return Disassembly(
             "", (), (), complete=False, gave_up=code == LIMIT, stuck=_pieces(int(stuck)),
