@@ -207,7 +207,9 @@ def test_ctrl_c_ends_the_files_under_way_as_partial_lines(tmp_path, to):
     assert len(lines) < len(files)
     partial = [line for line in lines if line.get("partial")]
     assert len(partial) <= os.cpu_count()
-    assert all(line["assemblies"] < 1152 for line in partial)
+    # a file whose last assemblies were being taken apart when the signal landed is partial
+    # even if none was left: what the search would still have found is not known
+    assert all(line["assemblies"] <= 1152 for line in partial)
     assert all(line["assemblies"] == 1152 for line in lines if not line.get("partial"))
     assert _group_gone(proc.pid)
 
