@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 MAX_RECENT = 8
@@ -42,6 +43,10 @@ def fill_menu(menu: QMenu, entries: list[str], open_entry: Callable[[str], objec
     """One action per entry; the menu is disabled while the list is empty."""
     menu.clear()
     for entry in entries:
-        action = menu.addAction(entry)
+        # made here, not by `addAction(text)`: that returns whatever Python wrapper PySide has
+        # cached for the new action's address, which was once a deleted QSurface's (seen in a
+        # full test run: "'QSurface' object has no attribute 'triggered'")
+        action = QAction(entry, menu)
         action.triggered.connect(lambda _=False, e=entry: open_entry(e))
+        menu.addAction(action)
     menu.setEnabled(bool(entries))
