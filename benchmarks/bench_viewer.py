@@ -249,15 +249,9 @@ def run() -> list[tuple]:
     steps, step_renders, orbit_fps, orbit_frames, ref_frames, stills = [], [], [], [], [], []
     for _ in range(ROUNDS):
         # a step as a person presses a key: from a settled view, until it is on screen
-        actions["first"].trigger()
-        for name in STEPS:
-            screen.settle()
-            before, renders = screen.swaps, getattr(plotter, "frames", 0)
-            t = time.perf_counter()
-            actions[name].trigger()
-            screen.wait(before)
-            steps.append(time.perf_counter() - t)
-            step_renders.append(getattr(plotter, "frames", 0) - renders)
+        times, renders = _steps(window, screen)
+        steps += times
+        step_renders += renders
         # the still frame that follows once the motion stops
         if hasattr(plotter, "render_still"):
             screen.settle()

@@ -412,11 +412,7 @@ def _solution_scene(puzzle, solution, actors, keys_of_type, bounds) -> Scene:
         return fly(final[k], vector, t)
 
     def pose(step: float) -> dict[str, Pose]:
-        step = min(max(step, 0.0), n)
-        whole = math.floor(step)
-        frac = step - whole
-        moving = math.ceil(step) - 1  # the order index that moves in this step
-        done = step >= n
+        step, whole, frac, moving, done = _order_step(step, n)
         out = _hidden(actors)
         for i, (k, vector) in enumerate(order):
             if i < whole:
@@ -511,11 +507,7 @@ def _chunked_scene(puzzle: PolycubePuzzle, solution: PolycubeSolution, bounds) -
     loners = [(i, k) for i, (k, _) in enumerate(order) if k in alone]
 
     def pose(step: float) -> dict[str, Pose]:
-        step = min(max(step, 0.0), n)
-        whole = math.floor(step)
-        frac = step - whole
-        moving = math.ceil(step) - 1  # the order index that moves in this step
-        done = step >= n
+        step, whole, frac, moving, done = _order_step(step, n)
         current = max(moving, 0) // size  # the chunk shown piece by piece
         out = _hidden(actors)
         static = Pose(IDENTITY, True, "normal" if done else "dim")
@@ -541,6 +533,14 @@ def _chunked_scene(puzzle: PolycubePuzzle, solution: PolycubeSolution, bounds) -
     describe = _describer(n, name, order, words)
 
     return Scene(actors, n, pose, bounds, describe=describe)
+
+
+def _order_step(step: float, n: int) -> tuple[float, int, float, int, bool]:
+    """A step of an assembly order of n pieces, held in 0..n: (step, pieces already in place,
+    how far the next has flown, the order index moving in this step, whether all are in)."""
+    step = min(max(step, 0.0), n)
+    whole = math.floor(step)
+    return step, whole, step - whole, math.ceil(step) - 1, step >= n
 
 
 def _disassembly_scene(
