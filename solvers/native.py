@@ -24,6 +24,7 @@ a shared cache folder works on any of them; other machines use the JIT.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -91,10 +92,17 @@ def _numba_version() -> bytes:
 def key() -> str:
     """The hash a built module's file name carries: the kernels' sources, numba's and numpy's
     versions, the Python ABI and the target CPU."""
+    return _key(SOURCES)
+
+
+@functools.cache
+def _key(sources: tuple[Path, ...]) -> str:
+    """Worked out once per process (every module's path asks for it: three reads and hashes
+    of the sources otherwise, on every command's start)."""
     import numpy
 
     digest = hashlib.sha256()
-    for path in SOURCES:
+    for path in sources:
         digest.update(path.read_bytes())
     for part in (_numba_version(), numpy.__version__, sys.version, SUFFIX, str(TARGET_CPU)):
         digest.update(part.encode() if isinstance(part, str) else part)
